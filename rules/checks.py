@@ -1,0 +1,513 @@
+"""The single tests of the rulebook, each one roll (or one batch of per-figure dice) with its
+ledger entry. Phases and the calculator CLI both call these, so a table is applied in exactly
+one place.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rules import tables as T
+from rules.dice import Dice, Modifier, RollRecord
+from rules.types import Feature, Quality, Season, Status, Territory, Weather
+
+# --- R5.2 force test ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ForceTestResult:
+    record: RollRecord
+    outcome: str  # ok / defend / confused / unsteady / shattered / destroyed
+    new_status: Status | None  # None when destroyed
+
+    @property
+    def total(self) -> int:
+        assert self.record.total is not None
+        return self.record.total
+
+
+def force_test_modifiers(
+    *,
+    cv: int,
+    status: Status,
+    features: Iterable[Feature] = (),
+    territory: Territory = Territory.NEUTRAL,
+    snow: int = 0,
+) -> list[Modifier]:
+    """R5.2 modifiers, leader CV first. Snow applies in the Incursion only (A-13): callers
+    pass 0 elsewhere."""
+    feats = set(features)
+    mods = [Modifier("leader CV", cv)]
+    if status in T.FORCE_TEST_STATUS_MOD:
+        mods.append(Modifier(f"force is {status.value}", T.FORCE_TEST_STATUS_MOD[status]))
+    if Feature.MOUNTAIN in feats:
+        mods.append(Modifier("on a mountain square", T.FORCE_TEST_MOUNTAIN))
+    if territory is Territory.ENEMY:
+        mods.append(Modifier("enemy territory", T.FORCE_TEST_ENEMY_TERRITORY))
+    elif territory is Territory.FRIENDLY:
+        mods.append(Modifier("friendly territory", T.FORCE_TEST_FRIENDLY_TERRITORY))
+    if snow:
+        mods.append(Modifier(f"snow ({snow} level(s), §11.5)", -snow))
+    return mods
+
+
+def force_test_outcome(
+    total: int, *, status: Status, requested: Status, mode: str = "absolute"
+) -> tuple[str, Status | None]:
+    """R5.2 result table with R5.2.1 (absolute result; Confused + 3 → Unsteady; option
+    `no_improvement` keeps the more severe reaction)."""
+    if total >= T.FORCE_TEST_OK:
+        return "ok", requested
+    if total >= T.FORCE_TEST_DEFEND:
+        return "defend", Status.DEFEND
+    if total <= 0:
+        return "destroyed", None
+    named = T.FORCE_TEST_REACTION[total]
+    new = named
+    if named is Status.CONFUSED and status is Status.CONFUSED:
+        new = Status.UNSTEADY  # p. 9: a Confused force suffering a reaction becomes Unsteady
+    if mode == "no_improvement" and status.is_reaction:
+        new = max(new, status, key=_severity)
+    return named.value, new
+
+
+def _severity(s: Status) -> int:
+    return {Status.CONFUSED: 1, Status.UNSTEADY: 2, Status.SHATTERED: 3}.get(s, 0)
+
+
+def force_test(
+    dice: Dice,
+    *,
+    purpose: str,
+    cv: int,
+    status: Status,
+    requested: Status,
+    features: Iterable[Feature] = (),
+    territory: Territory = Territory.NEUTRAL,
+    snow: int = 0,
+    mode: str = "absolute",
+) -> ForceTestResult:
+    if not requested.is_order:
+        raise ValueError(f"requested order must be full-speed, probe or defend, not {requested}")
+    mods = force_test_modifiers(
+        cv=cv, status=status, features=features, territory=territory, snow=snow
+    )
+    box: dict = {}
+
+    def judge(total: int, _nat: tuple[int, ...]) -> str:
+        outcome, new = force_test_outcome(total, status=status, requested=requested, mode=mode)
+        box["r"] = (outcome, new)
+        return outcome if new is None else f"{outcome} → {new.value}"
+
+    rec = dice.roll(purpose=purpose, rule="R5.2", modifiers=mods, judge=judge)
+    outcome, new = box["r"]
+    return ForceTestResult(rec, outcome, new)
+
+
+def force_test_pass_probability(
+    *,
+    cv: int,
+    status: Status,
+    features: Iterable[Feature] = (),
+    territory: Territory = Territory.NEUTRAL,
+    snow: int = 0,
+) -> dict[str, float]:
+    """Exact distribution of force-test outcomes over the six faces (for the orders page)."""
+    mods = force_test_modifiers(
+        cv=cv, status=status, features=features, territory=territory, snow=snow
+    )
+    base = sum(m.value for m in mods)
+    dist: dict[str, float] = {}
+    for face in range(1, 7):
+        outcome, _ = force_test_outcome(face + base, status=status, requested=Status.PROBE)
+        dist[outcome] = dist.get(outcome, 0) + 1 / 6
+    return dist
+
+
+# --- R6.2 movement --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MovementResult:
+    record: RollRecord | None  # None when no roll is made (Defend, storm)
+    allowance: int
+    must_move: bool
+
+    @property
+    def total(self) -> int | None:
+        return self.record.total if self.record else None
+
+
+def movement_modifiers(
+    *,
+    status: Status,
+    features: Iterable[Feature] = (),
+    territory: Territory = Territory.NEUTRAL,
+    weather: Weather = Weather.FINE,
+    snow: int = 0,
+    heavy_ground: bool = False,
+    naran_terrain: bool = True,
+) -> list[Modifier]:
+    """R6.2: every modifier of the starting square and the force, cumulative. Bridge and pass
+    only cancel river and mountain (§6.3)."""
+    feats = set(features)
+    mods: list[Modifier] = []
+    order = [
+        Feature.MOUNTAIN,
+        Feature.FOREST,
+        Feature.JUNGLE,
+        Feature.RIVER,
+        Feature.SWAMP,
+        Feature.DESERT,
+        Feature.WASTELAND,
+        Feature.CULTIVATED,
+        Feature.HILL,
+        Feature.ROAD,
+        Feature.TRACK,
+    ]
+    if Feature.JUNGLE in feats and Feature.FOREST in feats:
+        feats.discard(Feature.JUNGLE)  # jungle counts as forest: one modifier
+    if Feature.TRACK in feats and Feature.ROAD in feats:
+        feats.discard(Feature.TRACK)
+    for f in order:
+        if f not in feats:
+            continue
+        if not naran_terrain and f in T.NARAN_FEATURES:
+            continue
+        if f is Feature.MOUNTAIN and Feature.PASS in feats and naran_terrain:
+            mods.append(Modifier("mountain (cancelled by pass)", 0))
+            continue
+        if f is Feature.RIVER and Feature.BRIDGE in feats and naran_terrain:
+            mods.append(Modifier("river (cancelled by bridge)", 0))
+            continue
+        mods.append(Modifier(f"starts on {f.value}", T.MOVE_FEATURE_MOD[f]))
+    if territory is Territory.ENEMY:
+        mods.append(Modifier("enemy territory", T.MOVE_ENEMY_TERRITORY))
+    elif territory is Territory.FRIENDLY:
+        mods.append(Modifier("friendly territory", T.MOVE_FRIENDLY_TERRITORY))
+    if status in (Status.UNSTEADY, Status.SHATTERED):
+        mods.append(Modifier(f"force is {status.value}", T.MOVE_UNSTEADY_OR_SHATTERED))
+    if status is Status.FULL_SPEED:
+        mods.append(Modifier("full speed", T.MOVE_FULL_SPEED))
+    if T.MOVE_WEATHER[weather]:
+        mods.append(Modifier(f"weather: {weather.value}", T.MOVE_WEATHER[weather]))
+    if snow:
+        mods.append(Modifier(f"snow ({snow} level(s))", snow * T.MOVE_PER_SNOW_LEVEL))
+    if heavy_ground:
+        mods.append(Modifier("heavy ground", T.MOVE_HEAVY_GROUND))
+    return [m for m in mods if m.value != 0]
+
+
+def movement_roll(
+    dice: Dice,
+    *,
+    purpose: str,
+    status: Status,
+    features: Iterable[Feature] = (),
+    territory: Territory = Territory.NEUTRAL,
+    weather: Weather = Weather.FINE,
+    snow: int = 0,
+    heavy_ground: bool = False,
+    naran_terrain: bool = True,
+) -> MovementResult:
+    """R6.2 roll and R6.4 duties. Defend never moves and a storm holds still: no roll."""
+    if status is Status.DEFEND or weather is Weather.STORM:
+        return MovementResult(None, 0, False)
+    mods = movement_modifiers(
+        status=status,
+        features=features,
+        territory=territory,
+        weather=weather,
+        snow=snow,
+        heavy_ground=heavy_ground,
+        naran_terrain=naran_terrain,
+    )
+    rec = dice.roll(
+        purpose=purpose,
+        rule="R6.2",
+        modifiers=mods,
+        judge=lambda total, _n: f"{T.movement_allowance(total)} square(s)",
+    )
+    assert rec.total is not None
+    allowance = T.movement_allowance(rec.total)
+    return MovementResult(rec, allowance, status is Status.FULL_SPEED and allowance >= 1)
+
+
+# --- §4 weather ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WeatherResult:
+    record: RollRecord
+    weather: Weather
+
+    @property
+    def total(self) -> int:
+        return max(1, min(6, self.record.total or 0))
+
+
+def weather_test(dice: Dice, *, purpose: str, season: Season) -> WeatherResult:
+    """R4.2: 1D6 + season modifier, clamped to 1..6 (R4.2.3)."""
+    mods = [Modifier(f"season: {season.value}", T.SEASON_MOD[season])]
+    rec = dice.roll(
+        purpose=purpose, rule="R4.2", modifiers=mods, judge=lambda t, _n: T.weather_row(t).value
+    )
+    assert rec.total is not None
+    return WeatherResult(rec, T.weather_row(rec.total))
+
+
+# --- §8.1 wounded / §8.2 deserters --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FigureCheck:
+    record: RollRecord | None
+    checked: int
+    kept: int  # recovered / returned
+    lost: int  # dead / deserted
+
+
+def _figure_check(
+    dice: Dice, *, purpose: str, rule: str, count: int, mods: list[Modifier], kept_word: str,
+    lost_word: str,
+) -> FigureCheck:
+    """Per-figure 1D6: natural 1 lost, natural 6 kept, otherwise modified 4+ kept."""
+    if count <= 0:
+        return FigureCheck(None, 0, 0, 0)
+    net = sum(m.value for m in mods)
+    box = {}
+
+    def judge(_t: int, nat: tuple[int, ...]):
+        details, kept = [], 0
+        for n in nat:
+            if n == 1:
+                details.append(f"1: {lost_word} (natural 1)")
+            elif n == 6:
+                details.append(f"6: {kept_word} (natural 6)")
+                kept += 1
+            else:
+                m = n + net
+                ok = m >= T.RECOVER_AT
+                kept += ok
+                details.append(f"{n}→{m}: {kept_word if ok else lost_word}")
+        box["kept"] = kept
+        return f"{kept} {kept_word}, {len(nat) - kept} {lost_word}", details
+
+    rec = dice.roll(
+        purpose=purpose, rule=rule, count=count, modifiers=mods, judge=judge, summed=False
+    )
+    kept = box["kept"]
+    return FigureCheck(rec, count, kept, count - kept)
+
+
+def wounded_modifiers(territory: Territory, ambush: str | None = None) -> list[Modifier]:
+    mods = []
+    tmod = T.WOUNDED_TERRITORY_MOD[territory.value]
+    if tmod:
+        mods.append(Modifier(f"{territory.value} territory", tmod))
+    if ambush:
+        mods.append(Modifier(f"ambush: {ambush}", T.AMBUSH_MOD[ambush]))
+    return mods
+
+
+def wounded_check(
+    dice: Dice,
+    *,
+    purpose: str,
+    killed: int,
+    territory: Territory = Territory.NEUTRAL,
+    ambush: str | None = None,
+) -> FigureCheck:
+    """R8.1 for a side that won or stalemated (callers skip it for a loser, R8.1.1)."""
+    return _figure_check(
+        dice,
+        purpose=purpose,
+        rule="R8.1",
+        count=killed,
+        mods=wounded_modifiers(territory, ambush),
+        kept_word="recovered",
+        lost_word="dead",
+    )
+
+
+def deserter_modifiers(
+    quality: Quality, *, shattered: bool = False, ambush: str | None = None
+) -> list[Modifier]:
+    mods = []
+    q = T.DESERTER_QUALITY_MOD[quality]
+    if q:
+        mods.append(Modifier(f"quality: {quality.value}", q))
+    if shattered:
+        mods.append(Modifier("in rotta (shattered)", T.DESERTER_SHATTERED_MOD))
+    if ambush:
+        mods.append(Modifier(f"ambush: {ambush}", T.AMBUSH_MOD[ambush]))
+    return mods
+
+
+def deserter_check(
+    dice: Dice,
+    *,
+    purpose: str,
+    figures: int,
+    quality: Quality,
+    shattered: bool = False,
+    ambush: str | None = None,
+) -> FigureCheck:
+    """R8.2.5–6 (mercenaries of a losing side desert without a roll: R8.2.3, callers)."""
+    return _figure_check(
+        dice,
+        purpose=purpose,
+        rule="R8.2",
+        count=figures,
+        mods=deserter_modifiers(quality, shattered=shattered, ambush=ambush),
+        kept_word="returned",
+        lost_word="deserted",
+    )
+
+
+# --- §9.1 will to fight --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WillToFightInputs:
+    won: int = 0
+    lost: int = 0
+    held: int = 0  # enemy holdings taken and still held, other than the enemy capital
+    holdings_lost: int = 0  # own holdings the enemy took and still holds, other than capital
+    enemy_capital: bool = False
+    capital_lost: bool = False
+    snow: int = 0
+
+
+def will_to_fight_modifiers(i: WillToFightInputs, *, as_printed: bool = False) -> list[Modifier]:
+    per_win = 3 if as_printed else 1  # A-03: table +1 governs
+    mods = [
+        Modifier(f"{i.won} battle(s) won", per_win * i.won),
+        Modifier(f"{i.lost} battle(s) lost", -i.lost),
+        Modifier(f"{i.held} enemy holding(s) held", i.held),
+        Modifier(f"{i.holdings_lost} own holding(s) lost", -i.holdings_lost),
+    ]
+    if i.enemy_capital:
+        mods.append(Modifier("holds the enemy capital", +3))
+    if i.capital_lost:
+        mods.append(Modifier("own capital held by the enemy", -3))
+    if i.snow:
+        mods.append(Modifier(f"snow ({i.snow} level(s), §11.5)", -i.snow))
+    return mods
+
+
+def will_to_fight(
+    dice: Dice, *, purpose: str, inputs: WillToFightInputs, as_printed: bool = False
+) -> tuple[RollRecord, bool]:
+    """R9.1: total ≥ 0 passes, < 0 is complete disaster (A-04)."""
+    rec = dice.roll(
+        purpose=purpose,
+        rule="R9.1",
+        modifiers=will_to_fight_modifiers(inputs, as_printed=as_printed),
+        judge=lambda t, _n: "passed" if t >= 0 else "complete disaster",
+    )
+    assert rec.total is not None
+    return rec, rec.total >= 0
+
+
+# --- §9.3 reinforcements ------------------------------------------------------------------------
+
+
+def reinforcement_points(
+    *, initial_points: int, holdings: int, capital: bool, capital_also_two_percent: bool = False
+) -> int:
+    """R9.3.10–11: 2 % of the initial points per holding controlled other than the own capital,
+    10 % for the own capital (A-40; the alternative adds 2 % for the capital too)."""
+    pct = T.REINF_PER_HOLDING_PCT * holdings
+    if capital:
+        pct += T.REINF_CAPITAL_PCT + (T.REINF_PER_HOLDING_PCT if capital_also_two_percent else 0)
+    return initial_points * pct // 100
+
+
+# --- small tables ---------------------------------------------------------------------------------
+
+
+def countermarch(status: Status) -> tuple[bool, Status | None]:
+    """R6.5.2 / R6.5.4: Defend and Shattered cannot; otherwise escalate."""
+    if status in (Status.DEFEND, Status.SHATTERED):
+        return False, None
+    return True, T.escalate(status)
+
+
+def post_battle_reaction(status: Status) -> Status:
+    """R8.5 (third row inferred, A-08)."""
+    return T.escalate(status)
+
+
+def ammo_tokens(dice: Dice, *, purpose: str, status: Status) -> tuple[int, RollRecord | None]:
+    """R7.8.3: 6 normally; Confused 1D6; Unsteady ⌈1D6/2⌉."""
+    if status is Status.CONFUSED:
+        rec = dice.roll(purpose=purpose, rule="R7.8.3", judge=lambda t, _n: f"{t} token(s)")
+        return rec.value, rec
+    if status is Status.UNSTEADY:
+        rec = dice.roll(
+            purpose=purpose,
+            rule="R7.8.3",
+            judge=lambda t, _n: f"{math.ceil(t / 2)} token(s) (half, rounded up)",
+        )
+        return math.ceil(rec.value / 2), rec
+    return 6, None
+
+
+def battle_result(
+    *,
+    method: str,
+    points_a: int,
+    points_b: int,
+    lost_a: int,
+    lost_b: int,
+    wiped: str | None = None,
+) -> str:
+    """R7.3: returns a-wins / b-wins / stalemate. Core: only wiping out decides (R7.3.1–4);
+    Italian: |lost_a − lost_b| ≤ 20 % of the smaller army is a stalemate (R7.3.6, A-26)."""
+    if wiped == "both":
+        return "stalemate"  # R7.3.4
+    if wiped == "a":
+        return "b-wins"
+    if wiped == "b":
+        return "a-wins"
+    if method == "core":
+        return "stalemate"
+    if method == "italian":
+        threshold = min(points_a, points_b) * 20 / 100
+        if abs(lost_a - lost_b) <= threshold:
+            return "stalemate"
+        return "a-wins" if lost_a < lost_b else "b-wins"
+    raise ValueError(
+        f"battle result method {method!r} cannot be computed here: the English method needs "
+        "the FW core victory-point score (R7.3.5); enter the outcome directly"
+    )
+
+
+def gr_command_test_modifier(hour: int) -> int:
+    """R7.9.12: −3/−2/−1 in the first three hours, 0 after."""
+    return T.GR_HOUR_MOD.get(hour, 0)
+
+
+def field_works_quota(figures: int) -> int:
+    """R7.8.4: up to 1 point per figure (TV-02)."""
+    return figures
+
+
+def event_roll(dice: Dice, *, purpose: str) -> tuple[RollRecord, str]:
+    """§9.4.1 general 3D6 table (reconstructed alignment, A-05)."""
+    rec = dice.roll(
+        purpose=purpose, rule="§9.4.1", count=3, judge=lambda t, _n: T.GENERAL_EVENTS[t]
+    )
+    return rec, rec.outcome
+
+
+def clamp_cv_event(cv: int, event: str) -> int:
+    """D-18: leader emerges +1 (max 6); leader stress min(cv, 2) (A-42)."""
+    if event == "leader-emerges":
+        return min(T.CV_MAX, cv + 1)
+    if event == "leader-stress":
+        return min(cv, T.CV_STRESS)
+    return cv

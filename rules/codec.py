@@ -1,0 +1,189 @@
+"""JSON codec for the rules' dataclasses, driven by their type hints.
+
+Coordinates are written as `[x, y]`; maps keyed by coordinates as lists of entries; enums as
+their values. `docs/state-format.md` documents the formats with an example.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from enum import Enum
+from functools import cache
+from typing import Any
+
+from rules.errors import RulesError
+from rules.types import Coord, Feature, GameMap
+
+
+class FormatError(RulesError):
+    """A JSON document that does not describe the expected object."""
+
+
+def to_data(obj: Any) -> Any:
+    if isinstance(obj, GameMap):
+        return _map_to_data(obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        out = {}
+        for f in dataclasses.fields(obj):
+            out[f.name] = to_data(getattr(obj, f.name))
+        return out
+    if isinstance(obj, Enum):
+        return obj.value
+    if isinstance(obj, Mapping):
+        if obj and all(_is_coord(k) for k in obj):
+            return [{"square": list(k), "value": to_data(v)} for k, v in sorted(obj.items())]
+        return {str(k): to_data(v) for k, v in obj.items()}
+    if isinstance(obj, frozenset | set):
+        return sorted(to_data(x) for x in obj)
+    if isinstance(obj, tuple | list):
+        return [to_data(x) for x in obj]
+    return obj
+
+
+def _is_coord(k: Any) -> bool:
+    return isinstance(k, tuple) and len(k) == 2 and all(isinstance(i, int) for i in k)
+
+
+def _map_to_data(m: GameMap) -> dict:
+    squares = []
+    for c in sorted(set(m.features) | set(m.zones)):
+        sq: dict[str, Any] = {"x": c[0], "y": c[1]}
+        feats = m.features.get(c)
+        if feats:
+            sq["features"] = sorted(f.value for f in feats)
+        if c in m.zones:
+            sq["zone"] = m.zones[c]
+        squares.append(sq)
+    return {"width": m.width, "height": m.height, "squares": squares}
+
+
+def _map_from_data(d: Any) -> GameMap:
+    if not isinstance(d, dict):
+        raise FormatError("map must be an object with width, height and squares")
+    try:
+        w, h = int(d["width"]), int(d["height"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise FormatError("map needs integer width and height") from e
+    if w < 1 or h < 1:
+        raise FormatError("map width and height must be at least 1")
+    features: dict[Coord, frozenset[Feature]] = {}
+    zones: dict[Coord, str] = {}
+    for i, sq in enumerate(d.get("squares", [])):
+        try:
+            c = (int(sq["x"]), int(sq["y"]))
+        except (KeyError, TypeError, ValueError) as e:
+            raise FormatError(f"map square #{i} needs integer x and y") from e
+        if not (0 <= c[0] < w and 0 <= c[1] < h):
+            raise FormatError(f"map square {c} lies outside the {w}×{h} map")
+        try:
+            feats = frozenset(Feature(f) for f in sq.get("features", []))
+        except ValueError as e:
+            raise FormatError(f"map square {c}: {e}") from e
+        if feats:
+            features[c] = feats
+        if sq.get("zone") is not None:
+            zones[c] = str(sq["zone"])
+    return GameMap(w, h, features, zones)
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    import rules.battle
+    import rules.orders
+    import rules.types
+
+    ns = {**vars(rules.types), **vars(rules.battle), **vars(rules.orders)}
+    return typing.get_type_hints(cls, globalns=ns)
+
+
+def from_data(cls: Any, data: Any, where: str = "") -> Any:
+    """Build an instance of `cls` (a dataclass or a type hint) from JSON data."""
+    where = where or getattr(cls, "__name__", str(cls))
+    if cls is GameMap:
+        return _map_from_data(data)
+    if cls is Any:
+        return data
+    origin = typing.get_origin(cls)
+    args = typing.get_args(cls)
+    if origin in (typing.Union, types.UnionType):
+        if data is None and type(None) in args:
+            return None
+        errors = []
+        for a in args:
+            if a is type(None):
+                continue
+            try:
+                return from_data(a, data, where)
+            except (FormatError, ValueError, TypeError) as e:
+                errors.append(str(e))
+        raise FormatError(f"{where}: {'; '.join(errors)}")
+    if cls is Coord or (origin is tuple and args == (int, int)):
+        if not (isinstance(data, list | tuple) and len(data) == 2):
+            raise FormatError(f"{where}: a square is [x, y], got {data!r}")
+        try:
+            return (int(data[0]), int(data[1]))
+        except (TypeError, ValueError) as e:
+            raise FormatError(f"{where}: a square is two integers, got {data!r}") from e
+    if origin is tuple:
+        if not isinstance(data, list | tuple):
+            raise FormatError(f"{where}: expected a list, got {type(data).__name__}")
+        item = args[0] if args and (len(args) == 1 or args[1] is Ellipsis) else Any
+        return tuple(from_data(item, x, f"{where}[{i}]") for i, x in enumerate(data))
+    if origin is frozenset:
+        return frozenset(from_data(args[0], x, where) for x in data)
+    if origin in (Mapping, dict, typing.Mapping) or cls is Mapping:
+        kt, vt = args if args else (Any, Any)
+        if kt is Coord or typing.get_origin(kt) is tuple:
+            if isinstance(data, dict) and not data:
+                return {}
+            if not isinstance(data, list):
+                raise FormatError(f"{where}: expected a list of {{square, value}}")
+            return {
+                from_data(kt, e["square"], where): from_data(vt, e["value"], where) for e in data
+            }
+        if not isinstance(data, dict):
+            raise FormatError(f"{where}: expected an object, got {type(data).__name__}")
+        return {
+            from_data(kt, k, where): from_data(vt, v, f"{where}.{k}") for k, v in data.items()
+        }
+    if isinstance(cls, type) and issubclass(cls, Enum):
+        try:
+            return cls(data)
+        except ValueError:
+            allowed = ", ".join(m.value for m in cls)
+            raise FormatError(f"{where}: {data!r} is not one of {allowed}") from None
+    if dataclasses.is_dataclass(cls):
+        if not isinstance(data, dict):
+            raise FormatError(f"{where}: expected an object, got {type(data).__name__}")
+        hints = _hints(cls)
+        names = {f.name for f in dataclasses.fields(cls) if f.init}
+        unknown = set(data) - names
+        if unknown:
+            raise FormatError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+        kwargs = {}
+        for f in dataclasses.fields(cls):
+            if not f.init or f.name not in data:
+                if (
+                    f.init
+                    and f.default is dataclasses.MISSING
+                    and f.default_factory is dataclasses.MISSING
+                ):
+                    raise FormatError(f"{where}: missing field {f.name!r}")
+                continue
+            kwargs[f.name] = from_data(hints[f.name], data[f.name], f"{where}.{f.name}")
+        try:
+            return cls(**kwargs)
+        except (TypeError, ValueError) as e:
+            raise FormatError(f"{where}: {e}") from e
+    if cls in (int, float, str, bool):
+        if cls is int and (isinstance(data, bool) or not isinstance(data, int)):
+            raise FormatError(f"{where}: expected an integer, got {data!r}")
+        if cls is str and not isinstance(data, str):
+            raise FormatError(f"{where}: expected text, got {data!r}")
+        if cls is bool and not isinstance(data, bool):
+            raise FormatError(f"{where}: expected true or false, got {data!r}")
+        return data
+    return data

@@ -1,0 +1,293 @@
+"""Turn events: past-tense records of what happened, for the report and for replay checks.
+
+Each event is a frozen dataclass; `to_dict()` adds its type name. Events carry the rule id
+that decided them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    phase: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"type": type(self).__name__}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            d[f.name] = _plain(v)
+        return d
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, tuple | list):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if hasattr(v, "__dataclass_fields__"):
+        return _plain(asdict(v))
+    return v
+
+
+# --- Phase 0 ---
+@dataclass(frozen=True, slots=True)
+class WeatherRolled(Event):
+    weather: str
+    total: int
+    force_id: str | None = None
+    rule: str = "R4.2"
+
+
+@dataclass(frozen=True, slots=True)
+class SnowFell(Event):
+    levels: int
+    total_levels: int
+    mountains_only: bool = False
+    rule: str = "R4.3.2"
+
+
+# --- Phase 1 ---
+@dataclass(frozen=True, slots=True)
+class ForceTested(Event):
+    force_id: str
+    requested: str
+    outcome: str
+    old_status: str
+    new_status: str | None
+    total: int
+    rule: str = "R5.2"
+
+
+@dataclass(frozen=True, slots=True)
+class ForceDestroyed(Event):
+    force_id: str
+    owner: str
+    reason: str
+    rule: str
+
+
+# --- Phase 2 ---
+@dataclass(frozen=True, slots=True)
+class InitiativeDetermined(Event):
+    method: str
+    order: tuple[str, ...]
+    rule: str = "R6.1"
+
+
+@dataclass(frozen=True, slots=True)
+class MovementRolled(Event):
+    force_id: str
+    total: int | None
+    allowance: int
+    rule: str = "R6.2"
+
+
+@dataclass(frozen=True, slots=True)
+class ForceMoved(Event):
+    force_id: str
+    path: tuple[tuple[int, int], ...]
+    reason: str = "movement"
+    rule: str = "R6.4"
+
+
+@dataclass(frozen=True, slots=True)
+class ForceStopped(Event):
+    force_id: str
+    square: tuple[int, int]
+    reason: str
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class ForceHeldByStorm(Event):
+    force_id: str
+    rule: str = "R4.2"
+
+
+@dataclass(frozen=True, slots=True)
+class ForceCountermarched(Event):
+    force_id: str
+    frm: tuple[int, int]
+    to: tuple[int, int]
+    old_status: str
+    new_status: str
+    rule: str = "R6.5"
+
+
+@dataclass(frozen=True, slots=True)
+class ContactMade(Event):
+    force_id: str
+    enemy_ids: tuple[str, ...]
+    square: tuple[int, int]
+    battle_id: str
+    rule: str = "R6.7"
+
+
+@dataclass(frozen=True, slots=True)
+class ShatteredForceCollapsed(Event):
+    force_id: str
+    owner: str
+    by_force_id: str
+    square: tuple[int, int]
+    rule: str = "R6.7.8"
+
+
+@dataclass(frozen=True, slots=True)
+class HoldingCaptured(Event):
+    holding_id: str
+    by_player: str
+    from_player: str
+    force_id: str | None
+    capital: bool
+    rule: str = "R6.8.1"
+
+
+@dataclass(frozen=True, slots=True)
+class HoldingSacked(Event):
+    holding_id: str
+    force_id: str
+    rule: str = "§11.6"
+
+
+@dataclass(frozen=True, slots=True)
+class OrdersMissing(Event):
+    """A force acted under the missing-orders policy (holds status, does not move)."""
+
+    force_id: str
+    owner: str
+    rule: str = "[SR] missing orders"
+
+
+# --- Phase 4 ---
+@dataclass(frozen=True, slots=True)
+class BattleResolved(Event):
+    battle_id: str
+    square: tuple[int, int]
+    outcomes: dict[str, str]
+    rule: str = "R7.3"
+
+
+@dataclass(frozen=True, slots=True)
+class WoundedChecked(Event):
+    force_id: str
+    unit_id: str
+    checked: int
+    recovered: int
+    dead: int
+    rule: str = "R8.1"
+
+
+@dataclass(frozen=True, slots=True)
+class DesertersChecked(Event):
+    force_id: str
+    unit_id: str
+    checked: int
+    returned: int
+    deserted: int
+    automatic: bool = False  # mercenaries of a losing side (R8.2.3)
+    rule: str = "R8.2"
+
+
+@dataclass(frozen=True, slots=True)
+class IndividualLost(Event):
+    force_id: str
+    individual_id: str
+    fate: str
+    rule: str = "R8.1.2"
+
+
+@dataclass(frozen=True, slots=True)
+class ReactionSuffered(Event):
+    force_id: str
+    old_status: str
+    new_status: str
+    rule: str = "R8.5"
+
+
+@dataclass(frozen=True, slots=True)
+class LootLost(Event):
+    force_id: str
+    holding_id: str
+    rule: str = "§11.6 rule 4"
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderPromoted(Event):
+    force_id: str
+    general_id: str
+    source: str
+    rule: str = "R8.6"
+
+
+@dataclass(frozen=True, slots=True)
+class WorksLost(Event):
+    force_id: str
+    rule: str = "R7.8.5"
+
+
+# --- Phases 5–8 ---
+@dataclass(frozen=True, slots=True)
+class WillToFightTested(Event):
+    player_id: str
+    total: int
+    passed: bool
+    triggers: tuple[str, ...]
+    rule: str = "R9.1"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSurrendered(Event):
+    player_id: str
+    rule: str = "R9.1"
+
+
+@dataclass(frozen=True, slots=True)
+class DayAdvanced(Event):
+    day: int
+    rule: str = "R9.2"
+
+
+@dataclass(frozen=True, slots=True)
+class ReinforcementsAvailable(Event):
+    player_id: str
+    points: int
+    bank: int
+    rule: str = "R9.3"
+
+
+@dataclass(frozen=True, slots=True)
+class ReinforcementsArrived(Event):
+    player_id: str
+    force_id: str
+    joined: bool
+    points: int
+    rule: str = "R9.3.3"
+
+
+@dataclass(frozen=True, slots=True)
+class RandomEvent(Event):
+    player_id: str
+    table: str
+    event: str
+    total: int
+    detail: str = ""
+    rule: str = "§9.4"
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignEnded(Event):
+    reason: str
+    winner: str | None
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class OrderRefused(Event):
+    """A standing order the rules do not allow at resolution time (it is ignored)."""
+
+    force_id: str
+    reason: str
+    rule: str

@@ -1,0 +1,230 @@
+"""Standing, conditional orders for play between game sessions, and their validation.
+
+Players cannot be asked mid-turn, so every choice the rules give them during a turn is
+written in advance: the Phase 1 order change, the movement path, what to do on entering an
+enemy zone of control, whether to countermarch, where to retreat, whether to sack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from rules.errors import OrderError
+from rules.types import CampaignState, Coord, Feature, Force, General, Individual, Status, Unit
+
+
+class ZocPolicy(StrEnum):
+    STOP = "stop"  # R6.6.3 first option
+    ENGAGE = "engage"  # move into contact if movement remains
+
+
+class CountermarchWhen(StrEnum):
+    NEVER = "never"
+    ALWAYS = "always"
+    IF_STOPPED_IN_ZOC = "if-stopped-in-zoc"
+
+
+@dataclass(frozen=True, slots=True)
+class ForceOrders:
+    force_id: str
+    change_to: Status | None = None  # Phase 1 requested order (R5.1.1)
+    path: tuple[Coord, ...] = ()  # ordered adjacent squares, not including the start
+    zoc: ZocPolicy = ZocPolicy.STOP
+    countermarch: CountermarchWhen = CountermarchWhen.NEVER
+    countermarch_square: Coord | None = None
+    retreat_squares: tuple[Coord, ...] = ()  # preference order (§8.4)
+    sack: bool = False  # declare the holding carried as loot sacked (§11.6 L-b)
+    flank_attack: bool = False  # attack a countermarching force in our ZOC (§7.10.4)
+    ambush: bool = False  # Defend force ambushes a Full Speed force entering its ZOC (§7.10.5)
+    initiative: str = "early"  # R6.1.5 standing preference: early / late
+
+
+@dataclass(frozen=True, slots=True)
+class ReinforcementRequest:
+    """A standing Phase 7 purchase (R9.3): what to buy when points are available. The units
+    join a same-side force in the capital (R9.3.3) or form a new force, which then needs a
+    general (R9.3.4)."""
+
+    units: tuple[Unit, ...] = ()
+    general: General | None = None
+    individuals: tuple[Individual, ...] = ()
+    status: Status = Status.DEFEND  # order of a newly formed force
+    name: str = ""
+
+    @property
+    def cost(self) -> int:
+        return (
+            sum(u.points for u in self.units)
+            + (self.general.points if self.general else 0)
+            + sum(i.points for i in self.individuals)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerOrders:
+    player_id: str
+    forces: Mapping[str, ForceOrders] = field(default_factory=dict)
+    initiative_priority: tuple[str, ...] = ()  # R6.1.5: force ids, first to get a counter
+    reinforcements: tuple[ReinforcementRequest, ...] = ()  # Phase 7 purchases, in order
+
+    def for_force(self, force_id: str) -> ForceOrders | None:
+        return self.forces.get(force_id)
+
+
+TurnOrders = Mapping[str, PlayerOrders]  # by player id
+
+
+def orders_index(orders: TurnOrders) -> dict[str, ForceOrders]:
+    """Force id → its orders, over all players."""
+    return {fid: fo for po in orders.values() for fid, fo in po.forces.items()}
+
+
+def legal_moves(state: CampaignState, force: Force) -> set[Coord]:
+    """Squares a movement path of this force may use this turn: every on-map square within
+    its best possible allowance (3) by king moves, excluding squares it may never enter
+    (those holding forces of a third hostile side, or across a river where crossing only at
+    bridges is required). Defend and storm-bound forces have none (R6.4.4, R4.2)."""
+    if force.status is Status.DEFEND:
+        return set()
+    frontier = {force.square}
+    seen = {force.square}
+    for _ in range(3):
+        nxt = set()
+        for sq in frontier:
+            for n in state.map.neighbours(sq):
+                if n in seen or not _enterable(state, force, sq, n):
+                    continue
+                nxt.add(n)
+        seen |= nxt
+        frontier = nxt
+    seen.discard(force.square)
+    return seen
+
+
+def _enterable(state: CampaignState, force: Force, frm: Coord, to: Coord) -> bool:
+    if state.options.rivers_only_at_crossings and not crossing_allowed(state, frm, to):
+        return False
+    return True
+
+
+def crossing_allowed(state: CampaignState, frm: Coord, to: Coord) -> bool:
+    """R2.1.3 option: with `rivers_only_at_crossings`, a step between two river squares, or
+    into or out of a river square, needs a bridge on the river square(s) involved [SR]."""
+    for sq in (frm, to):
+        feats = state.map.features_at(sq)
+        if Feature.RIVER in feats and Feature.BRIDGE not in feats:
+            return False
+    return True
+
+
+def validate_orders(
+    state: CampaignState, player_id: str, orders: PlayerOrders
+) -> list[OrderError]:
+    """Every problem with a player's standing orders, as typed errors. An empty list means
+    the orders are legal as written (the dice may still cut a path short)."""
+    errors: list[OrderError] = []
+    try:
+        player = state.player(player_id)
+    except KeyError:
+        return [OrderError(None, "unknown-player", f"There is no player {player_id!r}.")]
+    if player.surrendered:
+        errors.append(
+            OrderError(None, "player-out", "You have surrendered: you can no longer give orders.")
+        )
+    if orders.player_id != player_id:
+        errors.append(OrderError(None, "wrong-player", "These orders belong to another player."))
+    forces = {f.id: f for f in state.forces}
+    for fid in orders.initiative_priority:
+        f = forces.get(fid)
+        if f is None or f.owner != player_id:
+            errors.append(
+                OrderError(fid, "not-your-force", f"Force {fid} in the initiative list is not yours.",
+                           "initiative_priority")
+            )
+    for fid, fo in orders.forces.items():
+        if fo.force_id != fid:
+            errors.append(OrderError(fid, "mismatch", "Order keyed under another force id."))
+        force = forces.get(fid)
+        if force is None:
+            errors.append(OrderError(fid, "unknown-force", f"There is no force {fid}."))
+            continue
+        if force.owner != player_id:
+            errors.append(OrderError(fid, "not-your-force", f"Force {fid} is not yours."))
+            continue
+        errors.extend(_validate_force(state, force, fo))
+    return errors
+
+
+def _validate_force(state: CampaignState, force: Force, fo: ForceOrders) -> list[OrderError]:
+    errs: list[OrderError] = []
+    fid = force.id
+    if fo.change_to is not None and not fo.change_to.is_order:
+        errs.append(
+            OrderError(fid, "bad-order", "An order change must request Full Speed, Probe or "
+                       "Defend (R5.1.1).", "change_to")
+        )
+    # The status the force will most likely hold when it moves: the requested order if the
+    # test passes. Paths are checked against both possibilities where they matter.
+    effective = fo.change_to if fo.change_to is not None else force.status
+    carries_loot = force.carries_loot or fo.sack
+    if fo.change_to is Status.FULL_SPEED and carries_loot:
+        errs.append(
+            OrderError(fid, "loot-full-speed", "A force carrying loot may not receive the Full "
+                       "Speed order (§11.6 rule 3).", "change_to")
+        )
+    if fo.sack:
+        h = state.holding_at(force.square)
+        if state.scenario != "incursion":
+            errs.append(OrderError(fid, "no-sack", "Sacking exists only in the Incursion "
+                                   "scenario (§11.6).", "sack"))
+        elif h is None or h.owner != force.owner or h.original_owner == force.owner:
+            errs.append(OrderError(fid, "no-sack", "The force must stand on an enemy holding "
+                                   "it captured to sack it (§11.6 L-a).", "sack"))
+        elif effective is Status.FULL_SPEED:
+            errs.append(OrderError(fid, "sack-full-speed", "A force under Full Speed may not "
+                                   "declare a sack (§11.6 rule 3).", "sack"))
+    if fo.path:
+        if effective is Status.DEFEND:
+            errs.append(
+                OrderError(fid, "defend-path", "A force on Defend never moves (R6.4.4): clear "
+                           "its path or request another order.", "path")
+            )
+        if len(fo.path) > 3:
+            errs.append(OrderError(fid, "path-too-long", "A path has at most 3 squares, the "
+                                   "best movement allowance (R6.2).", "path"))
+        prev = force.square
+        for i, sq in enumerate(fo.path):
+            if not state.map.on_map(sq):
+                errs.append(OrderError(fid, "off-map", f"Step {i + 1} {sq} leaves the map "
+                                       "(R6.4.7).", "path", i))
+                break
+            if max(abs(sq[0] - prev[0]), abs(sq[1] - prev[1])) != 1:
+                errs.append(OrderError(fid, "not-adjacent", f"Step {i + 1} {sq} is not "
+                                       f"adjacent to {prev} (R6.4.2).", "path", i))
+                break
+            if not _enterable(state, force, prev, sq):
+                errs.append(OrderError(fid, "river-crossing", f"Step {i + 1} {sq} crosses a "
+                                       "river away from a bridge (R2.1.3 option).", "path", i))
+                break
+            prev = sq
+    if fo.countermarch is not CountermarchWhen.NEVER:
+        if effective in (Status.DEFEND, Status.SHATTERED):
+            errs.append(OrderError(fid, "no-countermarch", "Forces on Defend or Shattered "
+                                   "cannot countermarch (R6.5.2).", "countermarch"))
+    if fo.countermarch_square is not None:
+        if not state.map.on_map(fo.countermarch_square):
+            errs.append(OrderError(fid, "off-map", "The countermarch square is off the map.",
+                                   "countermarch_square"))
+    for sq in fo.retreat_squares:
+        if not state.map.on_map(sq):
+            errs.append(OrderError(fid, "off-map", f"Retreat square {sq} is off the map.",
+                                   "retreat_squares"))
+    if fo.ambush and effective is not Status.DEFEND:
+        errs.append(OrderError(fid, "ambush-needs-defend", "Only a force on Defend can lay an "
+                               "ambush (§7.10.5).", "ambush"))
+    if fo.initiative not in ("early", "late"):
+        errs.append(OrderError(fid, "bad-initiative", "Initiative preference must be early or "
+                               "late (R6.1.5).", "initiative"))
+    return errs

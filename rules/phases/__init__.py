@@ -1,0 +1,1 @@
+"""One module per phase of the campaign turn (spec §3); each exposes `resolve`."""

@@ -1,0 +1,115 @@
+"""Phase 1 — change of force orders and reconfiguration (§5)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.checks import force_test
+from rules.dice import Dice
+from rules.events import Event, ForceTested, OrderRefused
+from rules.orders import orders_index
+from rules.phases.common import players_in_turn_order, remove_force
+from rules.types import CampaignState, Force, Status, Territory
+
+GROUPS = ("in-action", Territory.ENEMY, Territory.NEUTRAL, Territory.FRIENDLY)
+
+
+def test_group(state: CampaignState, force: Force, hostile_squares: set) -> object:
+    """R5.3.1 group: forces in action first, then enemy, neutral, friendly territory."""
+    if force.square in hostile_squares.get(state.side_of(force.owner), set()):
+        return "in-action"
+    return state.territory(force.owner, force.square)
+
+
+def first_player(state: CampaignState, dice: Dice) -> tuple[str | None, CampaignState]:
+    """R5.3.1 [SR]: the last initiative winner starts; on the first turn roll 1D6 each (ties
+    re-roll among the tied)."""
+    if state.initiative_winner is not None:
+        return state.initiative_winner, state
+    contenders = sorted(p.id for p in state.active_players())
+    while len(contenders) > 1:
+        rolls = {
+            pid: dice.roll(purpose=f"orders:first-player-{pid}", rule="R5.3.1",
+                           judge=lambda t, _n: f"rolled {t}").value
+            for pid in contenders
+        }
+        best = max(rolls.values())
+        contenders = [pid for pid in contenders if rolls[pid] == best]
+    return (contenders[0] if contenders else None), state
+
+
+def test_order(state: CampaignState, forces: list[Force], first: str | None) -> list[Force]:
+    """Group by R5.3.1, then alternate players within each group starting with `first`;
+    a player's own forces go in his initiative-priority order, then by id."""
+    occupied: dict[str, set] = {}
+    by_square: dict = {}
+    for f in state.forces:
+        by_square.setdefault(f.square, set()).add(state.side_of(f.owner))
+    for sq, sides in by_square.items():
+        if len(sides) > 1:
+            for s in sides:
+                occupied.setdefault(s, set()).add(sq)
+    players = players_in_turn_order(state, first)
+    result: list[Force] = []
+    for group in GROUPS:
+        queues: dict[str, list[Force]] = {}
+        for f in forces:
+            if test_group(state, f, occupied) == group:
+                queues.setdefault(f.owner, []).append(f)
+        for pid, q in queues.items():
+            prio = state.orders.get(pid).initiative_priority if pid in state.orders else ()
+            q.sort(key=lambda f: (prio.index(f.id) if f.id in prio else len(prio), f.id))
+        while any(queues.values()):
+            for pid in players:
+                if queues.get(pid):
+                    result.append(queues[pid].pop(0))
+    return result
+
+
+def resolve(state: CampaignState, dice: Dice) -> tuple[CampaignState, list[Event]]:
+    idx = orders_index(state.orders)
+    declared = [
+        f for f in state.forces
+        if f.id in idx and idx[f.id].change_to is not None
+        and not state.player(f.owner).surrendered
+    ]
+    if not declared:
+        return state, []
+    first, state = first_player(state, dice)
+    events: list[Event] = []
+    for force in test_order(state, declared, first):
+        requested = idx[force.id].change_to
+        assert requested is not None
+        if force.carries_loot and requested is Status.FULL_SPEED:
+            events.append(OrderRefused(force.id, "a force carrying loot may not receive Full "
+                                       "Speed", "§11.6 rule 3"))
+            continue
+        snow = state.snow_at(force.square) if state.scenario == "incursion" else 0
+        res = force_test(
+            dice,
+            purpose=f"orders:force-{force.id}",
+            cv=force.cv,
+            status=force.status,
+            requested=requested,
+            features=state.map.features_at(force.square),
+            territory=state.territory(force.owner, force.square),
+            snow=snow,
+            mode=state.options.force_test_reaction_mode,
+        )
+        events.append(
+            ForceTested(
+                force.id,
+                requested.value,
+                res.outcome,
+                force.status.value,
+                res.new_status.value if res.new_status else None,
+                res.total,
+            )
+        )
+        if res.new_status is None:  # R5.2 ≤ 0: complete disaster
+            state, ev = remove_force(state, force, reason="force-test disaster", rule="R5.2")
+            events.extend(ev)
+            state = state.add_trigger(force.owner, "force-test-disaster")  # R9.1.4
+        else:
+            state = state.replace_force(replace(force, status=res.new_status))
+    return state, events
