@@ -291,3 +291,78 @@ class OrderRefused(Event):
     force_id: str
     reason: str
     rule: str
+
+
+# --- Phases 4–8 additions ---
+@dataclass(frozen=True, slots=True)
+class RegroupPooled(Event):
+    """Recovered figures' points joined a force's pool of one speciality."""
+
+    force_id: str
+    speciality: str
+    points: int
+    pool: int
+    rule: str = "R8.3"
+
+
+@dataclass(frozen=True, slots=True)
+class ArtefactsCaptured(Event):
+    holding_id: str
+    feature: str
+    by_player: str
+    from_player: str
+    rule: str = "R8.7"
+
+
+@dataclass(frozen=True, slots=True)
+class ReinforcementsRefused(Event):
+    """A reinforcement delivery (`request` None) or one standing request that could not be
+    carried out; any points stay in the bank."""
+
+    player_id: str
+    request: int | None
+    reason: str
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class BankChanged(Event):
+    player_id: str
+    change: int
+    bank: int
+    reason: str
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class IndividualJoined(Event):
+    force_id: str
+    individual_id: str
+    kind: str
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderCvChanged(Event):
+    force_id: str
+    general_id: str
+    old_cv: int
+    new_cv: int
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class TokensGained(Event):
+    force_id: str
+    kind: str
+    count: int
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class ForcePointsLost(Event):
+    force_id: str
+    points: int
+    figures: int
+    reason: str
+    rule: str

@@ -53,9 +53,7 @@ def resolve_turn(
     if state.ended:
         raise InconsistentState(f"the campaign has ended ({state.ended})")
     if state.phase != "orders":
-        raise InconsistentState(
-            f"turn {state.turn} is waiting for battle results, not for orders"
-        )
+        raise InconsistentState(f"turn {state.turn} is waiting for battle results, not for orders")
     start = len(dice.ledger)
     state = replace(state, orders=dict(orders), pending_battles=(), wtf_triggers={})
     events: list[Event] = []

@@ -6,16 +6,30 @@ A phase never mutates what it is given; it returns a new state built with
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rules.battle import PendingBattle
-    from rules.orders import PlayerOrders, ReinforcementRequest
+    from rules.orders import PlayerOrders
 
 Coord = tuple[int, int]
+
+
+def evolve(obj, **changes):
+    """`dataclasses.replace` for the frozen slotted state classes, without re-running
+    `__post_init__` (fields are already frozen): hot loops move hundreds of forces a turn.
+    Not for `CampaignState`, whose derived index must be rebuilt."""
+    cls = type(obj)
+    new = object.__new__(cls)
+    for name in cls.__dataclass_fields__:
+        object.__setattr__(new, name, changes.pop(name) if name in changes else getattr(obj, name))
+    if changes:
+        raise TypeError(f"{cls.__name__} has no field(s) {', '.join(changes)}")
+    return new
 
 
 class Status(StrEnum):
@@ -151,6 +165,7 @@ class Holding:
     sacked: bool = False  # §11.6 rule 1: unusable by anyone
     carried_by: str | None = None  # force id carrying it as loot
     destroyed: bool = False  # loot lost (§11.6 rule 4, A-47)
+    artefacts_holder: str | None = None  # R8.7: player using its artefacts (None = owner)
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,9 +266,11 @@ class Force:
     works_square: Coord | None = None
     figures_lost: int = 0
     tokens: Mapping[str, int] = field(default_factory=dict)  # spirit, poisoned arrows, scouts…
+    regroup_pool: Mapping[str, int] = field(default_factory=dict)  # R8.3 points per speciality
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tokens", MappingProxyType(dict(self.tokens)))
+        object.__setattr__(self, "regroup_pool", MappingProxyType(dict(self.regroup_pool)))
 
     @property
     def units(self) -> tuple[Unit, ...]:
@@ -311,6 +328,7 @@ class Player:
     tribal: bool = False  # §9.4.2 tribal/fanatic table
     light: bool = True  # Light or Dark side, for holding features (R2.4)
     surrendered: bool = False
+    role: str = ""  # scenario role, e.g. "raiders" / "defenders" (§11; rules.scenarios)
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,11 +427,13 @@ class CampaignState:
     orders: Mapping[str, PlayerOrders] = field(default_factory=dict)  # this turn's orders
     pending_battles: tuple[PendingBattle, ...] = ()
     wtf_triggers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # R9.1 triggers
-    phase: str = "orders"  # orders → battles → done (for callers; replay checks it)
+    phase: str = "orders"  # orders → battles → after (for callers; replay checks it)
+    _sides: Mapping[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("force_weather", "bank", "records", "orders", "wtf_triggers"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+        object.__setattr__(self, "_sides", {p.id: p.side for p in self.players})
 
     # --- lookups ---
     def player(self, pid: str) -> Player:
@@ -435,7 +455,7 @@ class CampaignState:
         return None
 
     def side_of(self, pid: str) -> str:
-        return self.player(pid).side
+        return self._sides[pid]
 
     def hostile(self, a: str, b: str) -> bool:
         """Players a and b are enemies (different sides)."""
@@ -479,9 +499,7 @@ class CampaignState:
         return replace(self, forces=tuple(forces))
 
     def replace_force(self, force: Force) -> CampaignState:
-        return replace(
-            self, forces=tuple(force if f.id == force.id else f for f in self.forces)
-        )
+        return replace(self, forces=tuple(force if f.id == force.id else f for f in self.forces))
 
     def without_force(self, fid: str) -> CampaignState:
         return replace(self, forces=tuple(f for f in self.forces if f.id != fid))

@@ -1,9 +1,530 @@
-"""Phase module under construction (replaced by its owner)."""
+"""Phase 8 — random events (§9.4) and scenario key events (§11.8).
+
+Scenario key days (e.g. Incursion days 7–35): first the one snow roll (by the role whose
+entry holds the snow table, R11.8 [SR]: map-wide, levels accumulate), then each role's
+events table in the file's role order, one 1D6 per active player of that role.
+
+§9.4 [NARAN], when `random_events` is on, on the reinforcement schedule [SR A-41]: for each
+active player in player order, the 3D6 general table (an 8 rolls again and applies both,
+A-41), then the 1D6 tribal table if the player is tribal (§9.4.2), then the 1D6 catastrophe
+table (§9.4.3). All are independent rolls.
+
+Order of Phases 6–8 on an Incursion key day [SR]: day and end checks (Phase 6), then every
+role's reinforcements and purchases (Phase 7), then snow and events (Phase 8). Extra points
+from events go to the bank and are spent on the player's next reinforcement occasion.
+
+Choices the rules leave to the owner use these defaults [SR A-41]: a gift (hero, wizard,
+scouts, tokens, CV +1) goes to his forces by highest leader CV, then most points, then lowest
+id, skipping forces with no room for another character (R2.5.5: individuals ≤ units); a
+blow (Shattered, CV stress, epidemic, catastrophe) falls where it hurts least: the weakest
+force not yet Shattered, the leader with the lowest CV, a holding or square with the fewest
+of his points. Tokens are dealt one at a time round the chosen forces (or archer units).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 
-def resolve(state, *args):
-    dice = args[-1]
-    del dice
-    return state, []
+from rules import tables as T
+from rules.checks import clamp_cv_event, event_roll
+from rules.dice import Dice
+from rules.events import (
+    BankChanged,
+    Event,
+    ForcePointsLost,
+    IndividualJoined,
+    LeaderCvChanged,
+    RandomEvent,
+    ReactionSuffered,
+    SnowFell,
+    TokensGained,
+)
+from rules.phases.common import remove_force
+from rules.phases.reinforcements import id_key, own_capital
+from rules.scenarios import EventSpec, Scenario, scenario_for
+from rules.types import CampaignState, Coord, Force, Individual, IndividualKind, Status
+
+Result = tuple[CampaignState, list[Event]]
+
+# §9.4.1 (reconstructed alignment, A-05) in the scenario vocabulary.
+GENERAL: dict[str, EventSpec] = {
+    "none": EventSpec("none"),
+    "reinforcements-50": EventSpec("points", {"points": 50}),
+    "reinforcements-100": EventSpec("points", {"points": 100}),
+    "reinforcements-150": EventSpec("points", {"points": 150}),
+    "reinforcements-100-reroll": EventSpec("points", {"points": 100, "reroll": True}),
+    "hero-arrives": EventSpec("hero"),
+    "hero-rouses-people": EventSpec("hero", {"points": T.EVENT_POINTS["hero-rouses-people"]}),
+    "leader-stress": EventSpec("leader-stress"),
+    "scouts": EventSpec("scouts", {"count": 2}),
+    "leader-emerges": EventSpec("leader-emerges"),
+    "individual-emerges": EventSpec("individual", {"kind": "hero"}),
+    "magic-item": EventSpec("magic-item"),
+    "ars-arcana-200": EventSpec("ars-arcana", {"points": 200}),
+    "wizard-magic-points": EventSpec("wizard-points", {"magic_points": 25}),
+    "wizard-joins": EventSpec("wizard", {"magic_points": 25}),
+}
+# §9.4.2 and §9.4.3.
+TRIBAL: dict[str, EventSpec] = {
+    "none": EventSpec("none"),
+    "spirit-rations": EventSpec("tokens", {"kind": "spirit", "dice": 1, "target": "forces"}),
+    "poisoned-arrows": EventSpec(
+        "tokens", {"kind": "poisoned-arrows", "dice": 1, "target": "archers"}
+    ),
+}
+CATASTROPHE: dict[str, EventSpec] = {
+    "none": EventSpec("none"),
+    "storm": EventSpec("blizzard"),
+    "epidemic-holding": EventSpec("epidemic-holding", {"points": 100}),
+    "epidemic-capital": EventSpec("epidemic-capital", {"points": 100}),
+    "catastrophe-square": EventSpec("catastrophe"),
+}
+
+
+def resolve(state: CampaignState, dice: Dice) -> Result:
+    if state.ended:
+        return state, []
+    events: list[Event] = []
+    scenario = scenario_for(state)
+    if scenario is not None and scenario.schedule:
+        state, ev = _key_day(state, scenario, dice)
+        events.extend(ev)
+    if state.options.random_events and _event_day(state):
+        for p in state.active_players():
+            state, ev = _random_events(state, p.id, dice)
+            events.extend(ev)
+    return state, events
+
+
+def _event_day(state: CampaignState) -> bool:
+    """[SR A-41] the reinforcement schedule: every `reinforcement_interval_days` days."""
+    every = state.options.reinforcement_interval_days
+    return state.day > 0 and every > 0 and state.day % every == 0
+
+
+# --- scenario key days --------------------------------------------------------------------------
+
+
+def _key_day(state: CampaignState, scenario: Scenario, dice: Dice) -> Result:
+    key = scenario.key_day(state.day)
+    if key is None:
+        return state, []
+    events: list[Event] = []
+    for role_id, rd in key.roles.items():
+        if rd.snow is None:
+            continue
+        table = rd.snow
+        rec = dice.roll(
+            purpose=f"events:snow-day-{key.day}-{role_id}",
+            rule="R11.8",
+            judge=lambda t, _n, table=table: f"{table.lookup(t)} snow level(s)",
+        )
+        levels = table.lookup(rec.value)
+        if levels:
+            state = replace(state, snow=replace(state.snow, levels=state.snow.levels + levels))
+        events.append(SnowFell(levels, state.snow.levels, rule="R11.8"))
+    for role_id, rd in key.roles.items():
+        if rd.events is None:
+            continue
+        for p in state.active_players():
+            if p.role != role_id:
+                continue
+            table = rd.events
+            purpose = f"events:{p.id}:day-{key.day}"
+            while True:
+                rec = dice.roll(
+                    purpose=purpose,
+                    rule="§11.8",
+                    judge=lambda t, _n, table=table: table.lookup(t).key,
+                )
+                spec = table.lookup(rec.value)
+                state, ev, detail = _apply(state, dice, p.id, spec, "§11.8", purpose)
+                events.append(
+                    RandomEvent(
+                        p.id, f"day-{key.day}-{role_id}", spec.key, rec.value, detail, rule="§11.8"
+                    )
+                )
+                events.extend(ev)
+                if not spec.get("reroll", False):  # "+100 and roll another die": same table
+                    break
+                purpose = f"{purpose}-again"
+    return state, events
+
+
+# --- §9.4 ------------------------------------------------------------------------------------
+
+
+def _random_events(state: CampaignState, pid: str, dice: Dice) -> Result:
+    events: list[Event] = []
+    purpose = f"events:{pid}:general"
+    while True:  # §9.4.1; 8 = +100 and roll again, both applied (A-41)
+        rec, key = event_roll(dice, purpose=purpose)
+        spec = GENERAL[key]
+        state, ev, detail = _apply(state, dice, pid, spec, "§9.4.1", purpose)
+        events.append(RandomEvent(pid, "general", key, rec.total or 0, detail, rule="§9.4.1"))
+        events.extend(ev)
+        if not spec.get("reroll", False):
+            break
+        purpose = f"events:{pid}:general-again"
+    if state.player(pid).tribal:
+        state, ev = _table_1d6(state, dice, pid, "tribal", T.TRIBAL_EVENTS, TRIBAL, "§9.4.2")
+        events.extend(ev)
+    state, ev = _table_1d6(
+        state, dice, pid, "catastrophe", T.CATASTROPHE_EVENTS, CATASTROPHE, "§9.4.3"
+    )
+    events.extend(ev)
+    return state, events
+
+
+def _table_1d6(
+    state: CampaignState,
+    dice: Dice,
+    pid: str,
+    name: str,
+    table: dict[int, str],
+    specs: dict[str, EventSpec],
+    rule: str,
+) -> Result:
+    purpose = f"events:{pid}:{name}"
+    rec = dice.roll(purpose=purpose, rule=rule, judge=lambda t, _n: table[t])
+    key = table[rec.value]
+    state, ev, detail = _apply(state, dice, pid, specs[key], rule, purpose)
+    return state, [RandomEvent(pid, name, key, rec.value, detail, rule=rule), *ev]
+
+
+# --- effects -----------------------------------------------------------------------------------
+
+
+def _apply(
+    state: CampaignState, dice: Dice, pid: str, spec: EventSpec, rule: str, purpose: str
+) -> tuple[CampaignState, list[Event], str]:
+    """Carry out one event for player `pid`. Returns the new state, the events it caused and
+    a one-line description for the report."""
+    k = spec.key
+    if k == "none":
+        return state, [], "no particular event"
+    if k == "points":
+        state, ev = _bank(state, pid, spec.get("points", 0), "extra reinforcement points", rule)
+        return state, ev, f"+{spec.get('points', 0)} reinforcement points"
+    if k == "hero":
+        state, ev, d = _join(state, pid, IndividualKind.HERO, rule)
+        if spec.get("points"):
+            state, more = _bank(state, pid, spec.get("points"), "a hero rouses the people", rule)
+            ev += more
+            d += f"; +{spec.get('points')} reinforcement points"
+        return state, ev, d
+    if k == "individual":
+        return _join(state, pid, IndividualKind(spec.get("kind", "hero")), rule)
+    if k == "scouts":
+        ev, parts = [], []
+        for _ in range(spec.get("count", 2)):
+            state, more, d = _join(state, pid, IndividualKind.SCOUT, rule)
+            ev += more
+            parts.append(d)
+        return state, ev, "; ".join(parts)
+    if k == "wizard":
+        return _join(state, pid, IndividualKind.WIZARD, rule, spec.get("magic_points", 25))
+    if k in ("leader-stress", "leader-emerges"):
+        return _leader_cv(state, pid, k, rule)
+    if k == "tokens":
+        return _tokens(state, dice, pid, spec, rule, purpose)
+    if k == "blizzard":
+        return _blizzard(state, pid, rule)
+    if k == "lose-bank":
+        state, ev = _bank(state, pid, -spec.get("points", 0), "epidemic in the capital", rule)
+        return state, ev, f"-{spec.get('points', 0)} from current reinforcements"
+    if k == "magic-item":
+        return _token_to(state, pid, "magic-item", 1, rule, need_individual=True)
+    if k == "ars-arcana":
+        return _token_to(state, pid, "ars-arcana-points", spec.get("points", 200), rule)
+    if k == "wizard-points":
+        return _wizard_points(state, pid, spec.get("magic_points", 25), rule)
+    if k == "epidemic-holding":
+        return _epidemic_holding(state, pid, spec.get("points", 100), rule)
+    if k == "epidemic-capital":
+        return _epidemic_capital(state, pid, spec.get("points", 100), rule)
+    if k == "catastrophe":
+        return _catastrophe(state, dice, pid, rule, purpose)
+    raise AssertionError(f"unknown event {k!r}")  # the scenario loader checks the keys
+
+
+def _mine(state: CampaignState, pid: str) -> list[Force]:
+    return [f for f in state.forces if f.owner == pid]
+
+
+def _best(state: CampaignState, pid: str) -> list[Force]:
+    """Gift order [SR]: highest leader CV, most points, lowest id."""
+    return sorted(_mine(state, pid), key=lambda f: (-f.cv, -f.points, id_key(f.id)))
+
+
+def _weakest(forces: list[Force]) -> list[Force]:
+    """Blow order [SR]: fewest points, lowest id."""
+    return sorted(forces, key=lambda f: (f.points, id_key(f.id)))
+
+
+def _bank(state: CampaignState, pid: str, change: int, reason: str, rule: str) -> Result:
+    old = state.bank.get(pid, 0)
+    new = max(0, old + change)  # [SR] a bank never goes below 0
+    state = replace(state, bank={**state.bank, pid: new})
+    return state, [BankChanged(pid, new - old, new, reason, rule)]
+
+
+def _join(
+    state: CampaignState, pid: str, kind: IndividualKind, rule: str, magic_points: int = 0
+) -> tuple[CampaignState, list[Event], str]:
+    """A free character joins one of his forces with room for it (R2.5.5)."""
+    target = next((f for f in _best(state, pid) if len(f.individuals) < len(f.units)), None)
+    if target is None:
+        return state, [], f"no force has room for another {kind.value} (R2.5.5): lost"
+    iid, state = state.new_id("i")
+    race = state.player(pid).race
+    ind = Individual(
+        iid,
+        kind,
+        name=f"{race} {kind.value}".strip(),
+        mounted=False,  # "a Hero on foot" (p. 40, p. 45)
+        magic_points=magic_points,
+    )
+    state = state.replace_force(replace(target, individuals=(*target.individuals, ind)))
+    detail = f"{kind.value} {iid} joins force {target.id}"
+    return state, [IndividualJoined(target.id, iid, kind.value, rule)], detail
+
+
+def _leader_cv(
+    state: CampaignState, pid: str, key: str, rule: str
+) -> tuple[CampaignState, list[Event], str]:
+    """D-18 / A-42 through `clamp_cv_event`: stress falls on the lowest-CV leader; a leader
+    emerges from the highest-CV leader still below the maximum."""
+    forces = [f for f in _mine(state, pid) if f.leader is not None]
+    if key == "leader-stress":
+        forces.sort(key=lambda f: (f.cv, id_key(f.id)))
+    else:
+        forces = [f for f in _best(state, pid) if f.leader is not None and f.cv < T.CV_MAX]
+    if not forces:
+        return state, [], "no leader it can apply to"
+    f = forces[0]
+    lead = f.leader
+    assert lead is not None
+    new = clamp_cv_event(lead.cv, key)
+    commands = tuple(
+        replace(c, general=replace(lead, cv=new)) if c.general and c.general.id == lead.id else c
+        for c in f.commands
+    )
+    state = state.replace_force(replace(f, commands=commands))
+    detail = f"leader {lead.id} of force {f.id}: CV {lead.cv} → {new}"
+    return state, [LeaderCvChanged(f.id, lead.id, lead.cv, new, rule)], detail
+
+
+def _tokens(
+    state: CampaignState, dice: Dice, pid: str, spec: EventSpec, rule: str, purpose: str
+) -> tuple[CampaignState, list[Event], str]:
+    kind = spec.get("kind")
+    rec = dice.roll(
+        purpose=f"{purpose}:{kind}",
+        rule=rule,
+        count=spec.get("dice", 1),
+        judge=lambda t, _n: f"{t} {kind} token(s)",
+    )
+    n = rec.total or 0
+    slots: list[str] = []  # one entry per recipient, dealt round-robin
+    for f in _best(state, pid):
+        if spec.get("target", "forces") == "archers":
+            slots += [f.id for u in f.units if u.has_missiles]
+        else:
+            slots.append(f.id)
+    if not slots:
+        return state, [], f"{n} {kind} token(s), but nobody to give them to: lost"
+    share: dict[str, int] = {}
+    for i in range(n):
+        share[slots[i % len(slots)]] = share.get(slots[i % len(slots)], 0) + 1
+    events: list[Event] = []
+    for fid, c in share.items():
+        f = state.force(fid)
+        tokens = {**f.tokens, kind: f.tokens.get(kind, 0) + c}
+        state = state.replace_force(replace(f, tokens=tokens))
+        events.append(TokensGained(fid, kind, c, rule))
+    return state, events, f"{n} {kind} token(s)"
+
+
+def _token_to(
+    state: CampaignState, pid: str, kind: str, n: int, rule: str, *, need_individual: bool = False
+) -> tuple[CampaignState, list[Event], str]:
+    """[SR] Items with no state of their own are kept as tokens on the receiving force."""
+    f = next((f for f in _best(state, pid) if f.individuals or not need_individual), None)
+    if f is None:
+        return state, [], f"nobody to receive the {kind}: lost"
+    state = state.replace_force(replace(f, tokens={**f.tokens, kind: f.tokens.get(kind, 0) + n}))
+    return state, [TokensGained(f.id, kind, n, rule)], f"{n} {kind} to force {f.id}"
+
+
+def _wizard_points(
+    state: CampaignState, pid: str, pm: int, rule: str
+) -> tuple[CampaignState, list[Event], str]:
+    for f in _best(state, pid):
+        for w in f.individuals:
+            if w.kind is IndividualKind.WIZARD:
+                inds = tuple(
+                    replace(i, magic_points=i.magic_points + pm) if i.id == w.id else i
+                    for i in f.individuals
+                )
+                state = state.replace_force(replace(f, individuals=inds))
+                return state, [], f"wizard {w.id} of force {f.id}: +{pm} magic points"
+    return state, [], "no wizard to receive the magic points"
+
+
+def _blizzard(state: CampaignState, pid: str, rule: str) -> tuple[CampaignState, list[Event], str]:
+    """One force gets Shattered; if all already were, one is annihilated (p. 41, p. 47)."""
+    mine = _mine(state, pid)
+    if not mine:
+        return state, [], "no force to strike"
+    steady = _weakest([f for f in mine if f.status is not Status.SHATTERED])
+    if steady:
+        f = steady[0]
+        state = state.replace_force(replace(f, status=Status.SHATTERED))
+        ev: list[Event] = [ReactionSuffered(f.id, f.status.value, Status.SHATTERED.value, rule)]
+        return state, ev, f"force {f.id} is Shattered"
+    f = _weakest(mine)[0]
+    state, ev = remove_force(state, f, reason="annihilated (all forces Shattered)", rule=rule)
+    return state, ev, f"force {f.id} annihilated"
+
+
+def _lose_points(state: CampaignState, f: Force, amount: int, reason: str, rule: str) -> Result:
+    """[SR] "Lose N points" from a force: figures leave one at a time from the unit with the
+    most points left (first listed on ties) until at least N points are gone; a force left
+    without units is removed (R2.5.2)."""
+    figures = {u.id: u.figures for u in f.units}
+    ppf = {u.id: u.points_per_figure for u in f.units}
+    lost = removed = 0
+    while lost < amount:
+        cands = [u.id for u in f.units if figures[u.id] and ppf[u.id]]
+        if not cands:
+            break
+        uid = max(cands, key=lambda i: figures[i] * ppf[i])
+        figures[uid] -= 1
+        lost += ppf[uid]
+        removed += 1
+    if not removed:
+        return state, []
+    commands = tuple(
+        replace(c, units=tuple(replace(u, figures=figures[u.id]) for u in c.units if figures[u.id]))
+        for c in f.commands
+    )
+    f = replace(f, commands=commands, figures_lost=f.figures_lost + removed)
+    events: list[Event] = [ForcePointsLost(f.id, lost, removed, reason, rule)]
+    if not f.units:
+        state, ev = remove_force(state, f, reason=reason, rule=rule)
+        return state, events + ev
+    return state.replace_force(f), events
+
+
+def _points_at(state: CampaignState, pid: str, square: Coord) -> int:
+    return sum(f.points for f in _mine(state, pid) if f.square == square)
+
+
+def _strike(
+    state: CampaignState,
+    pid: str,
+    square: Coord,
+    amount: Callable[[Force], int],
+    reason: str,
+    rule: str,
+    *,
+    shatter: bool = False,
+) -> Result:
+    events: list[Event] = []
+    hit = [f for f in _mine(state, pid) if f.square == square]
+    for f in hit:
+        state, ev = _lose_points(state, f, amount(f), reason, rule)
+        events += ev
+    if shatter:
+        hit = [state.force(f.id) for f in hit if any(g.id == f.id for g in state.forces)]
+        already = _weakest([f for f in hit if f.status is Status.SHATTERED])
+        for f in hit:
+            if f.status is not Status.SHATTERED:
+                state = state.replace_force(replace(f, status=Status.SHATTERED))
+                events.append(ReactionSuffered(f.id, f.status.value, "shattered", rule))
+        if already:
+            state, ev = remove_force(state, already[0], reason=reason, rule=rule)
+            events += ev
+    return state, events
+
+
+def _epidemic_holding(
+    state: CampaignState, pid: str, points: int, rule: str
+) -> tuple[CampaignState, list[Event], str]:
+    """Catastrophe 4: the owner picks the holding [SR: the one costing him least]."""
+    capital = own_capital(state, pid)
+    mine = [h for h in state.holdings if h.owner == pid and not (h.destroyed or h.carried_by)]
+    if not mine:
+        return state, [], "no holding"
+    cap = capital.id if capital is not None else None
+    h = min(
+        mine,
+        key=lambda h: (
+            _points_at(state, pid, h.square) + (points if h.id == cap else 0),
+            id_key(h.id),
+        ),
+    )
+    events: list[Event] = []
+    if h.id == cap:  # "reinforcements there" = the bank, kept in the capital [SR]
+        state, events = _bank(state, pid, -points, "epidemic", rule)
+    state, ev = _strike(state, pid, h.square, lambda _f: points, "epidemic", rule)
+    return state, events + ev, f"epidemic in holding {h.id}"
+
+
+def _epidemic_capital(
+    state: CampaignState, pid: str, points: int, rule: str
+) -> tuple[CampaignState, list[Event], str]:
+    """Catastrophe 5: 100 from the bank and 100 from each of his forces in the capital [SR]."""
+    state, events = _bank(state, pid, -points, "epidemic in the capital", rule)
+    home = next((h for h in state.holdings if h.capital and h.original_owner == pid), None)
+    if home is not None:
+        state, ev = _strike(state, pid, home.square, lambda _f: points, "epidemic", rule)
+        events += ev
+    return state, events, "epidemic in the capital"
+
+
+def _struck(total: int, _n: tuple[int, ...]) -> str:
+    return {5: "a square with his forces", 6: "a square with his holding"}.get(total, "nothing")
+
+
+def _catastrophe(
+    state: CampaignState, dice: Dice, pid: str, rule: str, purpose: str
+) -> tuple[CampaignState, list[Event], str]:
+    """Catastrophe 6: every active player rolls 1D6; 5 strikes a square with one of his
+    forces, 6 a square with one of his holdings; there he loses half the points of every
+    force (and half his reserves, if it is his capital [SR]), his forces are Shattered and
+    one already Shattered is annihilated. [SR] He picks the square costing him least."""
+    events: list[Event] = []
+    notes = []
+    for p in state.active_players():
+        rec = dice.roll(purpose=f"{purpose}:{p.id}", rule=rule, judge=_struck)
+        squares: list[Coord] = []
+        if rec.value == 5:
+            squares = [f.square for f in _mine(state, p.id)]
+        elif rec.value == 6:
+            squares = [
+                h.square
+                for h in state.holdings
+                if h.owner == p.id and not (h.destroyed or h.carried_by)
+            ]
+        if not squares:
+            continue
+        capital = own_capital(state, p.id)
+        bank = state.bank.get(p.id, 0)
+
+        def cost(sq: Coord, now=state, capital=capital, bank=bank, who=p.id) -> tuple:
+            reserves = bank // 2 if capital is not None and capital.square == sq else 0
+            return (_points_at(now, who, sq) // 2 + reserves, sq[1], sq[0])
+
+        sq = min(squares, key=cost)
+        if capital is not None and capital.square == sq and bank:
+            state, ev = _bank(state, p.id, -(bank // 2), "catastrophe", rule)
+            events += ev
+        state, ev = _strike(
+            state, p.id, sq, lambda f: f.points // 2, "catastrophe", rule, shatter=True
+        )
+        events += ev
+        notes.append(f"{p.id}: square {sq}")
+    return state, events, "catastrophe: " + ("; ".join(notes) or "no one struck")

@@ -29,8 +29,11 @@ def first_player(state: CampaignState, dice: Dice) -> tuple[str | None, Campaign
     contenders = sorted(p.id for p in state.active_players())
     while len(contenders) > 1:
         rolls = {
-            pid: dice.roll(purpose=f"orders:first-player-{pid}", rule="R5.3.1",
-                           judge=lambda t, _n: f"rolled {t}").value
+            pid: dice.roll(
+                purpose=f"orders:first-player-{pid}",
+                rule="R5.3.1",
+                judge=lambda t, _n: f"rolled {t}",
+            ).value
             for pid in contenders
         }
         best = max(rolls.values())
@@ -51,10 +54,11 @@ def test_order(state: CampaignState, forces: list[Force], first: str | None) -> 
                 occupied.setdefault(s, set()).add(sq)
     players = players_in_turn_order(state, first)
     result: list[Force] = []
+    groups = {f.id: test_group(state, f, occupied) for f in forces}
     for group in GROUPS:
         queues: dict[str, list[Force]] = {}
         for f in forces:
-            if test_group(state, f, occupied) == group:
+            if groups[f.id] == group:
                 queues.setdefault(f.owner, []).append(f)
         for pid, q in queues.items():
             prio = state.orders.get(pid).initiative_priority if pid in state.orders else ()
@@ -69,20 +73,24 @@ def test_order(state: CampaignState, forces: list[Force], first: str | None) -> 
 def resolve(state: CampaignState, dice: Dice) -> tuple[CampaignState, list[Event]]:
     idx = orders_index(state.orders)
     declared = [
-        f for f in state.forces
-        if f.id in idx and idx[f.id].change_to is not None
-        and not state.player(f.owner).surrendered
+        f
+        for f in state.forces
+        if f.id in idx and idx[f.id].change_to is not None and not state.player(f.owner).surrendered
     ]
     if not declared:
         return state, []
     first, state = first_player(state, dice)
     events: list[Event] = []
+    new_status: dict[str, Status] = {}
     for force in test_order(state, declared, first):
         requested = idx[force.id].change_to
         assert requested is not None
         if force.carries_loot and requested is Status.FULL_SPEED:
-            events.append(OrderRefused(force.id, "a force carrying loot may not receive Full "
-                                       "Speed", "§11.6 rule 3"))
+            events.append(
+                OrderRefused(
+                    force.id, "a force carrying loot may not receive Full Speed", "§11.6 rule 3"
+                )
+            )
             continue
         snow = state.snow_at(force.square) if state.scenario == "incursion" else 0
         res = force_test(
@@ -111,5 +119,9 @@ def resolve(state: CampaignState, dice: Dice) -> tuple[CampaignState, list[Event
             events.extend(ev)
             state = state.add_trigger(force.owner, "force-test-disaster")  # R9.1.4
         else:
-            state = state.replace_force(replace(force, status=res.new_status))
+            new_status[force.id] = res.new_status
+    # one rebuild of the forces tuple, not one per test (bounded work per turn)
+    state = state.with_forces(
+        [replace(f, status=new_status[f.id]) if f.id in new_status else f for f in state.forces]
+    )
     return state, events

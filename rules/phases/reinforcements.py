@@ -1,9 +1,255 @@
-"""Phase module under construction (replaced by its owner)."""
+"""Phase 7 — reinforcements (§9.3).
+
+When reinforcements are due — days with `day % reinforcement_interval_days == 0` [SR §9.3],
+or, in a scenario with a schedule, its key days with each role's "full" / "half" / "none"
+(§11.8) — every active player whose own capital is still his (R9.3.1) banks his points
+(R9.3.10–11, A-40; half = floor of half, §11.8 [SR]). Then, on that same occasion, his
+standing `PlayerOrders.reinforcements` requests are bought in order while the bank covers the
+next one (R9.3.8: the rest stays banked). A player who gets "none" buys nothing that day [SR].
+"""
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 
-def resolve(state, *args):
-    dice = args[-1]
-    del dice
-    return state, []
+from rules import tables as T
+from rules.checks import reinforcement_points
+from rules.dice import Dice
+from rules.events import (
+    Event,
+    ReinforcementsArrived,
+    ReinforcementsAvailable,
+    ReinforcementsRefused,
+)
+from rules.orders import ReinforcementRequest
+from rules.scenarios import scenario_for
+from rules.types import (
+    CampaignState,
+    Command,
+    Force,
+    General,
+    Holding,
+    Individual,
+    Player,
+    Unit,
+)
+
+
+def id_key(text: str) -> tuple:
+    """Natural order of ids ("f2" before "f10"), for "the lowest id" choices."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", text))
+
+
+def own_capital(state: CampaignState, pid: str) -> Holding | None:
+    """The player's own capital if he still holds it (R9.3.1), else None."""
+    for h in state.holdings:
+        if h.capital and h.original_owner == pid:
+            usable = h.owner == pid and not (h.destroyed or h.sacked or h.carried_by)
+            return h if usable else None
+    return None
+
+
+def entitlements(state: CampaignState) -> dict[str, str]:
+    """Player id → "full" / "half" for the players due reinforcements today."""
+    scenario = scenario_for(state)
+    if scenario is not None and scenario.schedule:
+        key = scenario.key_day(state.day)
+        if key is None:
+            return {}
+        out = {}
+        for p in state.active_players():
+            rd = key.roles.get(p.role)
+            if rd is not None and rd.reinforcements != "none":
+                out[p.id] = rd.reinforcements
+        return out
+    every = state.options.reinforcement_interval_days
+    if state.day <= 0 or every <= 0 or state.day % every:
+        return {}
+    return {p.id: "full" for p in state.active_players()}
+
+
+def points_due(state: CampaignState, player: Player) -> int:
+    """R9.3.10–11 (A-40): 10 % for the own capital; 2 % for every other holding he controls,
+    captured ones and a captured enemy capital included; sacked or destroyed holdings yield
+    nothing (A-47)."""
+    others = sum(
+        1
+        for h in state.holdings
+        if h.owner == player.id
+        and not (h.destroyed or h.sacked or h.carried_by)
+        and not (h.capital and h.original_owner == player.id)
+    )
+    return reinforcement_points(
+        initial_points=player.initial_points,
+        holdings=others,
+        capital=own_capital(state, player.id) is not None,
+        capital_also_two_percent=state.options.capital_also_two_percent,
+    )
+
+
+def resolve(state: CampaignState, dice: Dice) -> tuple[CampaignState, list[Event]]:
+    del dice  # no dice in this phase
+    if state.ended:
+        return state, []
+    events: list[Event] = []
+    for pid, kind in entitlements(state).items():
+        player = state.player(pid)
+        if own_capital(state, pid) is None:
+            events.append(
+                ReinforcementsRefused(
+                    pid,
+                    None,
+                    "your capital is not in your hands: no reinforcements can be sent",
+                    "R9.3.1",
+                )
+            )
+            continue
+        points = points_due(state, player)
+        if kind == "half":
+            points //= 2  # §11.8 [SR]: half, rounded down
+        bank = state.bank.get(pid, 0) + points
+        state = replace(state, bank={**state.bank, pid: bank})
+        events.append(
+            ReinforcementsAvailable(pid, points, bank, rule="R9.3" if kind == "full" else "§11.8")
+        )
+        state, ev = _spend(state, pid)
+        events.extend(ev)
+    return state, events
+
+
+def _spend(state: CampaignState, pid: str) -> tuple[CampaignState, list[Event]]:
+    po = state.orders.get(pid)
+    events: list[Event] = []
+    for n, req in enumerate(po.reinforcements if po is not None else ()):
+        problem = _problem(req)
+        if problem:
+            events.append(ReinforcementsRefused(pid, n, *problem))
+            continue
+        bank = state.bank.get(pid, 0)
+        if req.cost > bank:  # in order: a request the bank cannot cover stops the buying
+            events.append(
+                ReinforcementsRefused(
+                    pid,
+                    n,
+                    f"costs {req.cost} points, the bank holds {bank}: kept for a later occasion",
+                    "R9.3.8",
+                )
+            )
+            break
+        state, ev = _deliver(state, pid, n, req)
+        events.extend(ev)
+    return state, events
+
+
+def _problem(req: ReinforcementRequest) -> tuple[str, str] | None:
+    elite = [u.id for u in req.units if u.quality not in T.REINF_ALLOWED_QUALITIES]
+    if elite:
+        return (
+            f"unit(s) {', '.join(elite)} are Elite: reinforcements may only be Levy, "
+            "Average or Veteran",
+            "R9.3.2",
+        )
+    if not req.units and not req.individuals and req.general is None:
+        return "the request buys nothing", "R9.3"
+    return None
+
+
+def _deliver(
+    state: CampaignState, pid: str, n: int, req: ReinforcementRequest
+) -> tuple[CampaignState, list[Event]]:
+    capital = own_capital(state, pid)
+    assert capital is not None
+    side = state.side_of(pid)
+    here = [
+        f for f in state.forces if f.square == capital.square and state.side_of(f.owner) == side
+    ]
+    # R9.3.3: they must join a same-side force in the capital; [SR] his own first, then the
+    # lowest id.
+    host = min(here, key=lambda f: (f.owner != pid, id_key(f.id)), default=None)
+    if host is None:
+        return _new_force(state, pid, n, req, capital)
+    if len(host.individuals) + len(req.individuals) > len(host.units) + len(req.units):
+        return state, [
+            ReinforcementsRefused(
+                pid,
+                n,
+                f"force {host.id} would have more individual characters than units",
+                "R9.3.5",
+            )
+        ]
+    state, units, general, individuals = _fresh(state, req)
+    commands = list(host.commands)
+    if general is not None:
+        cid, state = state.new_id("c")
+        commands.append(Command(cid, general, units))
+    else:  # [SR] without a general of their own, the units join the leader's command
+        lead = host.leader
+        i = next(
+            (i for i, c in enumerate(commands) if lead and c.general and c.general.id == lead.id),
+            0,
+        )
+        commands[i] = replace(commands[i], units=commands[i].units + units)
+    joined = replace(host, commands=tuple(commands), individuals=host.individuals + individuals)
+    state = state.replace_force(joined)
+    state = _pay(state, pid, req.cost)
+    return state, [ReinforcementsArrived(pid, host.id, True, req.cost)]
+
+
+def _new_force(
+    state: CampaignState, pid: str, n: int, req: ReinforcementRequest, capital: Holding
+) -> tuple[CampaignState, list[Event]]:
+    """R9.3.4: a new force in the capital, with at least one general and one unit (R2.5.2);
+    R9.3.5 individuals ≤ units; R2.5.7 mercenaries cannot form a force on their own."""
+    why = None
+    if req.general is None:
+        why = "no force of your side is in the capital, and a new force needs a general"
+        rule = "R9.3.4"
+    elif not req.units:
+        why, rule = "a new force needs at least one unit", "R2.5.2"
+    elif len(req.individuals) > len(req.units):
+        why, rule = "more individual characters than units", "R9.3.5"
+    elif all(u.mercenary for u in req.units):
+        why, rule = "mercenaries cannot form a force on their own", "R2.5.7"
+    elif not req.status.is_order:
+        why, rule = f"a new force starts under an order, not {req.status.value}", "R9.3.4"
+    if why is not None:
+        return state, [ReinforcementsRefused(pid, n, f"{why}; the points stay banked", rule)]
+    state, units, general, individuals = _fresh(state, req)
+    cid, state = state.new_id("c")
+    fid, state = state.new_id("f")
+    force = Force(
+        id=fid,
+        owner=pid,
+        square=capital.square,
+        status=req.status,
+        commands=(Command(cid, general, units),),
+        individuals=individuals,
+        name=req.name,
+    )
+    state = state.with_forces([*state.forces, force])
+    state = _pay(state, pid, req.cost)
+    return state, [ReinforcementsArrived(pid, fid, False, req.cost, rule="R9.3.4")]
+
+
+def _fresh(
+    state: CampaignState, req: ReinforcementRequest
+) -> tuple[CampaignState, tuple[Unit, ...], General | None, tuple[Individual, ...]]:
+    """The request's units, general and individuals under new ids (ids are the engine's)."""
+    units = []
+    for u in req.units:
+        uid, state = state.new_id("u")
+        units.append(replace(u, id=uid))
+    general = None
+    if req.general is not None:
+        gid, state = state.new_id("g")
+        general = replace(req.general, id=gid)
+    individuals = []
+    for i in req.individuals:
+        iid, state = state.new_id("i")
+        individuals.append(replace(i, id=iid))
+    return state, tuple(units), general, tuple(individuals)
+
+
+def _pay(state: CampaignState, pid: str, cost: int) -> CampaignState:
+    return replace(state, bank={**state.bank, pid: state.bank.get(pid, 0) - cost})

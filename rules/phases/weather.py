@@ -54,9 +54,7 @@ def resolve(state: CampaignState, dice: Dice) -> tuple[CampaignState, list[Event
             snow = replace(snow, mountain=mountain)
             events.append(SnowFell(1, snow.levels, mountains_only=True))
     heavy_ground = (
-        opts.heavy_ground
-        and opts.climate in (Climate.TORRID, Climate.DESERT)
-        and weather in HEAVY
+        opts.heavy_ground and opts.climate in (Climate.TORRID, Climate.DESERT) and weather in HEAVY
     )  # R4.3.3: only in turns of result 5–6, never cumulative
     return (
         replace(
