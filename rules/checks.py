@@ -258,7 +258,7 @@ def weather_test(dice: Dice, *, purpose: str, season: Season) -> WeatherResult:
     return WeatherResult(rec, T.weather_row(rec.total))
 
 
-# --- §8.1 wounded / §8.2 deserters --------------------------------------------------------------------
+# --- §8.1 wounded / §8.2 deserters ---------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +270,13 @@ class FigureCheck:
 
 
 def _figure_check(
-    dice: Dice, *, purpose: str, rule: str, count: int, mods: list[Modifier], kept_word: str,
+    dice: Dice,
+    *,
+    purpose: str,
+    rule: str,
+    count: int,
+    mods: list[Modifier],
+    kept_word: str,
     lost_word: str,
 ) -> FigureCheck:
     """Per-figure 1D6: natural 1 lost, natural 6 kept, otherwise modified 4+ kept."""
@@ -442,7 +448,9 @@ def post_battle_reaction(status: Status) -> Status:
 
 
 def ammo_tokens(dice: Dice, *, purpose: str, status: Status) -> tuple[int, RollRecord | None]:
-    """R7.8.3: 6 normally; Confused 1D6; Unsteady ⌈1D6/2⌉."""
+    """R7.8.3: 6 normally; Confused 1D6; Unsteady ⌈1D6/2⌉. A Shattered force never fights."""
+    if status is Status.SHATTERED:
+        raise ValueError("a Shattered force never fights: it collapses on contact (§1.3)")
     if status is Status.CONFUSED:
         rec = dice.roll(purpose=purpose, rule="R7.8.3", judge=lambda t, _n: f"{t} token(s)")
         return rec.value, rec

@@ -28,7 +28,8 @@ def to_data(obj: Any) -> Any:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         out = {}
         for f in dataclasses.fields(obj):
-            out[f.name] = to_data(getattr(obj, f.name))
+            if f.init:
+                out[f.name] = to_data(getattr(obj, f.name))
         return out
     if isinstance(obj, Enum):
         return obj.value
@@ -118,7 +119,7 @@ def from_data(cls: Any, data: Any, where: str = "") -> Any:
             try:
                 return from_data(a, data, where)
             except (FormatError, ValueError, TypeError) as e:
-                errors.append(str(e))
+                errors.append(str(e).removeprefix(f"{where}: "))
         raise FormatError(f"{where}: {'; '.join(errors)}")
     if cls is Coord or (origin is tuple and args == (int, int)):
         if not (isinstance(data, list | tuple) and len(data) == 2):
@@ -146,9 +147,12 @@ def from_data(cls: Any, data: Any, where: str = "") -> Any:
             }
         if not isinstance(data, dict):
             raise FormatError(f"{where}: expected an object, got {type(data).__name__}")
-        return {
-            from_data(kt, k, where): from_data(vt, v, f"{where}.{k}") for k, v in data.items()
-        }
+        if kt is int:  # JSON object keys are text
+            try:
+                data = {int(k): v for k, v in data.items()}
+            except ValueError as e:
+                raise FormatError(f"{where}: keys must be integers") from e
+        return {from_data(kt, k, where): from_data(vt, v, f"{where}.{k}") for k, v in data.items()}
     if isinstance(cls, type) and issubclass(cls, Enum):
         try:
             return cls(data)

@@ -104,9 +104,7 @@ def legal_moves(state: CampaignState, force: Force) -> set[Coord]:
 
 
 def _enterable(state: CampaignState, force: Force, frm: Coord, to: Coord) -> bool:
-    if state.options.rivers_only_at_crossings and not crossing_allowed(state, frm, to):
-        return False
-    return True
+    return not (state.options.rivers_only_at_crossings and not crossing_allowed(state, frm, to))
 
 
 def crossing_allowed(state: CampaignState, frm: Coord, to: Coord) -> bool:
@@ -119,9 +117,7 @@ def crossing_allowed(state: CampaignState, frm: Coord, to: Coord) -> bool:
     return True
 
 
-def validate_orders(
-    state: CampaignState, player_id: str, orders: PlayerOrders
-) -> list[OrderError]:
+def validate_orders(state: CampaignState, player_id: str, orders: PlayerOrders) -> list[OrderError]:
     """Every problem with a player's standing orders, as typed errors. An empty list means
     the orders are legal as written (the dice may still cut a path short)."""
     errors: list[OrderError] = []
@@ -140,8 +136,12 @@ def validate_orders(
         f = forces.get(fid)
         if f is None or f.owner != player_id:
             errors.append(
-                OrderError(fid, "not-your-force", f"Force {fid} in the initiative list is not yours.",
-                           "initiative_priority")
+                OrderError(
+                    fid,
+                    "not-your-force",
+                    f"Force {fid} in the initiative list is not yours.",
+                    "initiative_priority",
+                )
             )
     for fid, fo in orders.forces.items():
         if fo.force_id != fid:
@@ -162,8 +162,12 @@ def _validate_force(state: CampaignState, force: Force, fo: ForceOrders) -> list
     fid = force.id
     if fo.change_to is not None and not fo.change_to.is_order:
         errs.append(
-            OrderError(fid, "bad-order", "An order change must request Full Speed, Probe or "
-                       "Defend (R5.1.1).", "change_to")
+            OrderError(
+                fid,
+                "bad-order",
+                "An order change must request Full Speed, Probe or Defend (R5.1.1).",
+                "change_to",
+            )
         )
     # The status the force will most likely hold when it moves: the requested order if the
     # test passes. Paths are checked against both possibilities where they matter.
@@ -171,60 +175,132 @@ def _validate_force(state: CampaignState, force: Force, fo: ForceOrders) -> list
     carries_loot = force.carries_loot or fo.sack
     if fo.change_to is Status.FULL_SPEED and carries_loot:
         errs.append(
-            OrderError(fid, "loot-full-speed", "A force carrying loot may not receive the Full "
-                       "Speed order (§11.6 rule 3).", "change_to")
+            OrderError(
+                fid,
+                "loot-full-speed",
+                "A force carrying loot may not receive the Full Speed order (§11.6 rule 3).",
+                "change_to",
+            )
         )
     if fo.sack:
         h = state.holding_at(force.square)
         if state.scenario != "incursion":
-            errs.append(OrderError(fid, "no-sack", "Sacking exists only in the Incursion "
-                                   "scenario (§11.6).", "sack"))
+            errs.append(
+                OrderError(
+                    fid, "no-sack", "Sacking exists only in the Incursion scenario (§11.6).", "sack"
+                )
+            )
         elif h is None or h.owner != force.owner or h.original_owner == force.owner:
-            errs.append(OrderError(fid, "no-sack", "The force must stand on an enemy holding "
-                                   "it captured to sack it (§11.6 L-a).", "sack"))
+            errs.append(
+                OrderError(
+                    fid,
+                    "no-sack",
+                    "The force must stand on an enemy holding it captured to sack it (§11.6 L-a).",
+                    "sack",
+                )
+            )
         elif effective is Status.FULL_SPEED:
-            errs.append(OrderError(fid, "sack-full-speed", "A force under Full Speed may not "
-                                   "declare a sack (§11.6 rule 3).", "sack"))
+            errs.append(
+                OrderError(
+                    fid,
+                    "sack-full-speed",
+                    "A force under Full Speed may not declare a sack (§11.6 rule 3).",
+                    "sack",
+                )
+            )
     if fo.path:
         if effective is Status.DEFEND:
             errs.append(
-                OrderError(fid, "defend-path", "A force on Defend never moves (R6.4.4): clear "
-                           "its path or request another order.", "path")
+                OrderError(
+                    fid,
+                    "defend-path",
+                    "A force on Defend never moves (R6.4.4): clear "
+                    "its path or request another order.",
+                    "path",
+                )
             )
         if len(fo.path) > 3:
-            errs.append(OrderError(fid, "path-too-long", "A path has at most 3 squares, the "
-                                   "best movement allowance (R6.2).", "path"))
+            errs.append(
+                OrderError(
+                    fid,
+                    "path-too-long",
+                    "A path has at most 3 squares, the best movement allowance (R6.2).",
+                    "path",
+                )
+            )
         prev = force.square
         for i, sq in enumerate(fo.path):
             if not state.map.on_map(sq):
-                errs.append(OrderError(fid, "off-map", f"Step {i + 1} {sq} leaves the map "
-                                       "(R6.4.7).", "path", i))
+                errs.append(
+                    OrderError(
+                        fid, "off-map", f"Step {i + 1} {sq} leaves the map (R6.4.7).", "path", i
+                    )
+                )
                 break
             if max(abs(sq[0] - prev[0]), abs(sq[1] - prev[1])) != 1:
-                errs.append(OrderError(fid, "not-adjacent", f"Step {i + 1} {sq} is not "
-                                       f"adjacent to {prev} (R6.4.2).", "path", i))
+                errs.append(
+                    OrderError(
+                        fid,
+                        "not-adjacent",
+                        f"Step {i + 1} {sq} is not adjacent to {prev} (R6.4.2).",
+                        "path",
+                        i,
+                    )
+                )
                 break
             if not _enterable(state, force, prev, sq):
-                errs.append(OrderError(fid, "river-crossing", f"Step {i + 1} {sq} crosses a "
-                                       "river away from a bridge (R2.1.3 option).", "path", i))
+                errs.append(
+                    OrderError(
+                        fid,
+                        "river-crossing",
+                        f"Step {i + 1} {sq} crosses a river away from a bridge (R2.1.3 option).",
+                        "path",
+                        i,
+                    )
+                )
                 break
             prev = sq
-    if fo.countermarch is not CountermarchWhen.NEVER:
-        if effective in (Status.DEFEND, Status.SHATTERED):
-            errs.append(OrderError(fid, "no-countermarch", "Forces on Defend or Shattered "
-                                   "cannot countermarch (R6.5.2).", "countermarch"))
-    if fo.countermarch_square is not None:
-        if not state.map.on_map(fo.countermarch_square):
-            errs.append(OrderError(fid, "off-map", "The countermarch square is off the map.",
-                                   "countermarch_square"))
+    if fo.countermarch is not CountermarchWhen.NEVER and effective in (
+        Status.DEFEND,
+        Status.SHATTERED,
+    ):
+        errs.append(
+            OrderError(
+                fid,
+                "no-countermarch",
+                "Forces on Defend or Shattered cannot countermarch (R6.5.2).",
+                "countermarch",
+            )
+        )
+    if fo.countermarch_square is not None and not state.map.on_map(fo.countermarch_square):
+        errs.append(
+            OrderError(
+                fid, "off-map", "The countermarch square is off the map.", "countermarch_square"
+            )
+        )
     for sq in fo.retreat_squares:
         if not state.map.on_map(sq):
-            errs.append(OrderError(fid, "off-map", f"Retreat square {sq} is off the map.",
-                                   "retreat_squares"))
+            errs.append(
+                OrderError(
+                    fid, "off-map", f"Retreat square {sq} is off the map.", "retreat_squares"
+                )
+            )
     if fo.ambush and effective is not Status.DEFEND:
-        errs.append(OrderError(fid, "ambush-needs-defend", "Only a force on Defend can lay an "
-                               "ambush (§7.10.5).", "ambush"))
+        errs.append(
+            OrderError(
+                fid,
+                "ambush-needs-defend",
+                "Only a force on Defend can lay an ambush (§7.10.5).",
+                "ambush",
+            )
+        )
     if fo.initiative not in ("early", "late"):
-        errs.append(OrderError(fid, "bad-initiative", "Initiative preference must be early or "
-                               "late (R6.1.5).", "initiative"))
+        errs.append(
+            OrderError(
+                fid,
+                "bad-initiative",
+                "Initiative preference must be early or late (R6.1.5).",
+                "initiative",
+            )
+        )
     return errs

@@ -168,7 +168,14 @@ EVENT_POINTS = {
     "hero-rouses-people": 100,
 }
 # §9.4.2 tribal 1D6
-TRIBAL_EVENTS = {1: "none", 2: "none", 3: "none", 4: "none", 5: "spirit-rations", 6: "poisoned-arrows"}
+TRIBAL_EVENTS = {
+    1: "none",
+    2: "none",
+    3: "none",
+    4: "none",
+    5: "spirit-rations",
+    6: "poisoned-arrows",
+}
 # §9.4.3 catastrophe 1D6
 CATASTROPHE_EVENTS = {
     1: "none",

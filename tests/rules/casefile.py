@@ -164,9 +164,9 @@ def check_expectations(
         assert t not in types, f"event {t} should not occur: {types}"
     for exp in expect.get("event_details", []):
         matches = [e for e in events if e["type"] == exp["type"]]
-        assert any(
-            all(e.get(k) == v for k, v in exp.items()) for e in matches
-        ), f"no event matching {exp} among {matches}"
+        assert any(all(e.get(k) == v for k, v in exp.items()) for e in matches), (
+            f"no event matching {exp} among {matches}"
+        )
 
 
 def all_cases() -> list[Path]:
