@@ -366,3 +366,21 @@ class ForcePointsLost(Event):
     figures: int
     reason: str
     rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureBlocked(Event):
+    holding_id: str
+    force_id: str
+    reason: str
+    rule: str = "R2.3.6"
+
+
+@dataclass(frozen=True, slots=True)
+class AttritionSuffered(Event):
+    force_id: str
+    unit_id: str
+    lost: int
+    recovered: int
+    deserted: int
+    rule: str = "R6.10"

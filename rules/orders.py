@@ -12,7 +12,17 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from rules.errors import OrderError
-from rules.types import CampaignState, Coord, Feature, Force, General, Individual, Status, Unit
+from rules.types import (
+    CampaignState,
+    Coord,
+    Feature,
+    Force,
+    General,
+    Individual,
+    Speciality,
+    Status,
+    Unit,
+)
 
 
 class ZocPolicy(StrEnum):
@@ -117,6 +127,16 @@ def crossing_allowed(state: CampaignState, frm: Coord, to: Coord) -> bool:
     return True
 
 
+PROBE_SPECIALITIES = frozenset({Speciality.CAVALRY, Speciality.AIR_CAVALRY})
+
+
+def probe_composition_ok(force: Force) -> bool:
+    """R2.7.3 [NARAN] (option `naran_probe_composition`): a Probe force is light or medium
+    cavalry or light chariots, may include flyers, and never Terrible Creatures. The roster
+    does not tell light from heavy cavalry, so every cavalry unit qualifies [SR]."""
+    return all(u.speciality in PROBE_SPECIALITIES for u in force.units)
+
+
 def validate_orders(state: CampaignState, player_id: str, orders: PlayerOrders) -> list[OrderError]:
     """Every problem with a player's standing orders, as typed errors. An empty list means
     the orders are legal as written (the dice may still cut a path short)."""
@@ -173,6 +193,19 @@ def _validate_force(state: CampaignState, force: Force, fo: ForceOrders) -> list
     # test passes. Paths are checked against both possibilities where they matter.
     effective = fo.change_to if fo.change_to is not None else force.status
     carries_loot = force.carries_loot or fo.sack
+    if (
+        fo.change_to is Status.PROBE
+        and state.options.naran_probe_composition
+        and not probe_composition_ok(force)
+    ):
+        errs.append(
+            OrderError(
+                fid,
+                "probe-composition",
+                "Only cavalry, chariots and flyers may receive Probe (R2.7, Naran option).",
+                "change_to",
+            )
+        )
     if fo.change_to is Status.FULL_SPEED and carries_loot:
         errs.append(
             OrderError(

@@ -17,6 +17,7 @@ from rules.events import Event
 from rules.orders import PlayerOrders, TurnOrders
 from rules.phases import (
     after_battle,
+    attrition,
     movement,
     reinforcements,
     will_to_fight,
@@ -55,7 +56,7 @@ def resolve_turn(
     if state.phase != "orders":
         raise InconsistentState(f"turn {state.turn} is waiting for battle results, not for orders")
     start = len(dice.ledger)
-    state = replace(state, orders=dict(orders), pending_battles=(), wtf_triggers={})
+    state = replace(state, orders=dict(orders), pending_battles=(), wtf_triggers={}, moves={})
     events: list[Event] = []
     for phase in (weather_phase.resolve, orders_phase.resolve, movement.resolve):
         state, ev = phase(state, dice)
@@ -91,6 +92,7 @@ def resolve_after_battles(
         time_phase.resolve,
         reinforcements.resolve,
         random_events.resolve,
+        attrition.resolve,  # §6.10: "at the end of the campaign turn"
     ):
         state, ev = phase(state, dice)
         events.extend(ev)
@@ -101,5 +103,6 @@ def resolve_after_battles(
         orders={},
         pending_battles=(),
         wtf_triggers={},
+        moves={},
     )
     return TurnOutcome(state, tuple(events), tuple(dice.ledger[start:]))

@@ -426,12 +426,14 @@ class CampaignState:
     # --- carried between resolve_turn (Phases 0–2) and resolve_after_battles (Phases 4–8) ---
     orders: Mapping[str, PlayerOrders] = field(default_factory=dict)  # this turn's orders
     pending_battles: tuple[PendingBattle, ...] = ()
+    # force id → squares entered this turn (terrain attrition, §6.10)
+    moves: Mapping[str, tuple[Coord, ...]] = field(default_factory=dict)
     wtf_triggers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # R9.1 triggers
     phase: str = "orders"  # orders → battles → after (for callers; replay checks it)
     _sides: Mapping[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        for name in ("force_weather", "bank", "records", "orders", "wtf_triggers"):
+        for name in ("force_weather", "bank", "records", "orders", "wtf_triggers", "moves"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
         object.__setattr__(self, "_sides", {p.id: p.side for p in self.players})
 

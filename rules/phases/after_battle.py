@@ -24,6 +24,7 @@ from rules.errors import InconsistentState, InvalidResult
 from rules.events import (
     ArtefactsCaptured,
     BattleResolved,
+    CaptureBlocked,
     DesertersChecked,
     Event,
     ForceMoved,
@@ -692,6 +693,9 @@ def _capture_holding(
         return state, []
     if any(state.hostile(f.owner, captor.owner) for f in here):
         return state, []
+    if h.capital and state.options.siege_required_for_capital:
+        # R2.3.6 [NARAN]: a capital falls only to a siege (Assedi rules, fought off-engine)
+        return state, [CaptureBlocked(h.id, captor.id, "a capital falls only to a siege")]
     state = state.replace_holding(replace(h, owner=captor.owner))
     state = state.add_trigger(h.owner, "holding-lost")
     return state, [

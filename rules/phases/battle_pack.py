@@ -141,7 +141,7 @@ def build_pack(
         scenario_rules=SCENARIO_RULES.get(scenario, "") if scenario else "",
         sides=tuple(sides),
         weather=weather.value,
-        weather_effects=dict(T.WEATHER_BATTLE_EFFECTS[weather]),
+        weather_effects=_weather_effects(state, weather),
         gr_modifiers={h: gr_command_test_modifier(h) for h in (1, 2, 3, 4)},  # R7.9.12
         max_turns=opts.battle_max_turns,  # R7.2.2
         contact_order=contact_order,  # R6.7.5
@@ -281,3 +281,12 @@ def _weather(state: CampaignState, forces: Sequence[Force]) -> Weather:
         return state.weather
     order = list(Weather)
     return max((state.weather_for(f.id) for f in forces), key=order.index)
+
+
+def _weather_effects(state: CampaignState, weather: Weather) -> dict[str, object]:
+    """R4.2 battle effects; with `storm_ends_battle` (A-60) a storm ends the battle at once as
+    a stalemate instead of interrupting it for one turn."""
+    effects: dict[str, object] = dict(T.WEATHER_BATTLE_EFFECTS[weather])
+    if weather is Weather.STORM and state.options.storm_ends_battle:
+        effects = {"battle_ends_as_stalemate": True}
+    return effects

@@ -20,6 +20,7 @@ from rules.battle import PendingBattle
 from rules.checks import countermarch, movement_roll
 from rules.dice import Dice, Modifier
 from rules.events import (
+    CaptureBlocked,
     ContactMade,
     Event,
     ForceCountermarched,
@@ -107,6 +108,7 @@ class _Board:
         self.counter: dict[str, int] = {}  # initiative position (R6.1.5)
         self.battles: dict[Coord, _Battle] = {}
         self.entered_from: dict[str, Coord] = {}
+        self.trails: dict[str, list[Coord]] = {}  # squares entered this turn (§6.10)
         self._terr: dict[tuple[str, str | None], Territory] = {}
         self._own_keys: dict[str, tuple[int, int]] = {}
 
@@ -157,6 +159,7 @@ class _Board:
         self._zoc(fid, to, +1)
         self.pos[fid] = to
         self.entered_from[fid] = frm
+        self.trails.setdefault(fid, []).append(to)
         f = self.forces[fid]
         if f.works_quota is not None or f.works_square is not None:
             # R7.8.5 / A-44: a force that leaves its square loses its field works.
@@ -732,6 +735,10 @@ class _Board:
             return
         if self.player_side.get(h.owner) == self.fside[fid] or self.hostile_in(sq, self.fside[fid]):
             return
+        if h.capital and self.opts.siege_required_for_capital:
+            # R2.3.6 [NARAN]: a capital falls only to a siege (Assedi rules, fought off-engine)
+            self.events.append(CaptureBlocked(h.id, fid, "a capital falls only to a siege"))
+            return
         self.state = self.state.replace_holding(replace(h, owner=f.owner))
         self.state = self.state.add_trigger(h.owner, "holding-lost")  # R9.1.3
         self.events.append(HoldingCaptured(h.id, f.owner, h.owner, fid, h.capital))
@@ -766,5 +773,10 @@ class _Board:
                 self.forces[f.id] = f
             pending.append(PendingBattle(b.battle_id, b.square, b.order, pack))
         forces = tuple(self.forces[f.id] for f in self.state.forces)
-        state = replace(self.state, forces=forces, pending_battles=tuple(pending))
+        state = replace(
+            self.state,
+            forces=forces,
+            pending_battles=tuple(pending),
+            moves={fid: tuple(t) for fid, t in self.trails.items() if fid in self.forces},
+        )
         return state, self.events

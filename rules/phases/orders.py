@@ -7,7 +7,7 @@ from dataclasses import replace
 from rules.checks import force_test
 from rules.dice import Dice
 from rules.events import Event, ForceTested, OrderRefused
-from rules.orders import orders_index
+from rules.orders import orders_index, probe_composition_ok
 from rules.phases.common import players_in_turn_order, remove_force
 from rules.types import CampaignState, Force, Status, Territory
 
@@ -89,6 +89,17 @@ def resolve(state: CampaignState, dice: Dice) -> tuple[CampaignState, list[Event
             events.append(
                 OrderRefused(
                     force.id, "a force carrying loot may not receive Full Speed", "§11.6 rule 3"
+                )
+            )
+            continue
+        if (
+            requested is Status.PROBE
+            and state.options.naran_probe_composition
+            and not probe_composition_ok(force)
+        ):
+            events.append(
+                OrderRefused(
+                    force.id, "only cavalry, chariots and flyers may receive Probe", "R2.7.2"
                 )
             )
             continue
