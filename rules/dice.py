@@ -167,9 +167,10 @@ class ScriptedDice(Dice):
 
 
 def derive_seed(seed: int, *parts: object) -> int:
-    """A stable sub-seed (for simulations and per-battle streams), independent of hash salt."""
+    """A stable sub-seed (for simulations and per-battle streams), independent of hash salt.
+    63 bits, so that it fits a signed 64-bit database column."""
     text = ":".join([str(seed), *map(str, parts)])
     h = 1469598103934665603
     for ch in text.encode():
         h = ((h ^ ch) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
-    return h
+    return h & 0x7FFFFFFFFFFFFFFF

@@ -213,6 +213,8 @@ def generate_orders(state: CampaignState, *, seed: int) -> dict[str, PlayerOrder
             zoc=rng.choice((ZocPolicy.STOP, ZocPolicy.ENGAGE)),
             countermarch=rng.choice(
                 (CountermarchWhen.NEVER, CountermarchWhen.NEVER, CountermarchWhen.IF_STOPPED_IN_ZOC)
-            ),
+            )
+            if effective not in (Status.DEFEND, Status.SHATTERED)  # R6.5.2
+            else CountermarchWhen.NEVER,
         )
     return {pid: PlayerOrders(pid, forces) for pid, forces in per_player.items()}

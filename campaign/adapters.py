@@ -1,0 +1,426 @@
+"""The one seam between the database and the rules engine.
+
+`state_load` builds a `rules.types.CampaignState` from the rows of a campaign, and
+`state_save` writes a new state back. Both use a fixed number of queries, whatever the
+number of forces: one read per table, and on write one bulk create, one bulk update and one
+delete per table, touching only rows that changed.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.db import models
+
+from battles.models import Battle
+from campaign.models import (
+    Campaign,
+    Command,
+    Force,
+    Holding,
+    Individual,
+    Player,
+    Side,
+    Square,
+    Turn,
+    Unit,
+)
+from rules import types as R
+from rules.battle import BattlePack, PendingBattle
+from rules.codec import from_data, to_data
+from rules.orders import PlayerOrders
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def state_load(*, campaign: Campaign, turn: Turn | None = None) -> R.CampaignState:
+    """The rules state of a campaign: one query per table (about ten in all)."""
+    players = list(campaign.players.select_related("side").order_by("position", "key"))
+    pkey = {p.pk: p.key for p in players}
+    squares = Square.objects.filter(campaign=campaign).values_list("x", "y", "features", "zone")
+    features: dict[R.Coord, frozenset[R.Feature]] = {}
+    zones: dict[R.Coord, str] = {}
+    for x, y, feats, zone in squares:
+        if feats:
+            features[(x, y)] = frozenset(R.Feature(f) for f in feats)
+        if zone:
+            zones[(x, y)] = zone
+    holdings = [
+        R.Holding(
+            id=h.key,
+            square=(h.x, h.y),
+            owner=pkey[h.owner_id],
+            original_owner=pkey[h.original_owner_id],
+            capital=h.capital,
+            name=h.name,
+            feature=h.feature or None,
+            sacked=h.sacked,
+            carried_by=h.carried_by or None,
+            destroyed=h.destroyed,
+            artefacts_holder=h.artefacts_holder or None,
+        )
+        for h in Holding.objects.filter(campaign=campaign).order_by("position", "key")
+    ]
+    forces = _forces_load(campaign, pkey)
+    state = R.CampaignState(
+        turn=campaign.turn_number,
+        day=campaign.day,
+        map=R.GameMap(campaign.width, campaign.height, features, zones),
+        players=tuple(
+            R.Player(
+                id=p.key,
+                side=p.side.key,
+                name=p.name,
+                race=p.race,
+                role=p.role,
+                initial_points=p.initial_points,
+                tribal=p.tribal,
+                light=p.light,
+                surrendered=p.surrendered,
+            )
+            for p in players
+        ),
+        holdings=tuple(holdings),
+        forces=tuple(forces),
+        options=from_data(R.Options, campaign.options),
+        scenario=campaign.scenario or None,
+        weather=R.Weather(campaign.weather),
+        force_weather={k: R.Weather(v) for k, v in campaign.force_weather.items()},
+        heavy_ground_now=campaign.heavy_ground_now,
+        snow=from_data(R.Snow, campaign.snow) if campaign.snow else R.Snow(),
+        bank={p.key: p.bank for p in players if p.bank},
+        records={
+            p.key: R.PlayerRecord(p.battles_won, p.battles_lost)
+            for p in players
+            if p.battles_won or p.battles_lost
+        },
+        initiative_winner=campaign.initiative_winner or None,
+        next_id=campaign.next_id,
+        ended=campaign.ended or None,
+        winner=campaign.winner or None,
+    )
+    if turn is not None and turn.carry:
+        state = _with_carry(state, turn)
+    return state
+
+
+def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
+    units: dict[int, list[R.Unit]] = defaultdict(list)
+    for u in Unit.objects.filter(campaign=campaign).order_by("command_id", "position"):
+        units[u.command_id].append(
+            R.Unit(
+                id=u.key,
+                type=u.type,
+                speciality=R.Speciality(u.speciality),
+                quality=R.Quality(u.quality),
+                figures=u.figures,
+                points_per_figure=u.points_per_figure,
+                mercenary=u.mercenary,
+                missile=u.missile,
+                mounted=u.mounted,
+            )
+        )
+    commands: dict[int, list[R.Command]] = defaultdict(list)
+    for c in Command.objects.filter(campaign=campaign).order_by("force_id", "position"):
+        general = None
+        if c.general_key:
+            general = R.General(
+                id=c.general_key,
+                cv=c.general_cv or 0,
+                name=c.general_name,
+                points=c.general_points,
+                mounted=c.general_mounted,
+            )
+        commands[c.force_id].append(R.Command(c.key, general, tuple(units[c.pk])))
+    individuals: dict[int, list[R.Individual]] = defaultdict(list)
+    for i in Individual.objects.filter(campaign=campaign).order_by("force_id", "position"):
+        individuals[i.force_id].append(
+            R.Individual(
+                id=i.key,
+                kind=R.IndividualKind(i.kind),
+                name=i.name,
+                points=i.points,
+                mounted=i.mounted,
+                magic_points=i.magic_points,
+            )
+        )
+    return [
+        R.Force(
+            id=f.key,
+            owner=pkey[f.owner_id],
+            square=(f.x, f.y),
+            status=R.Status(f.status),
+            commands=tuple(commands[f.pk]),
+            individuals=tuple(individuals[f.pk]),
+            leader_id=f.leader_key or None,
+            name=f.name,
+            loot=tuple(f.loot),
+            works_quota=f.works_quota,
+            works_square=tuple(f.works_square) if f.works_square else None,
+            figures_lost=f.figures_lost,
+            tokens=f.tokens,
+            regroup_pool=f.regroup_pool,
+        )
+        for f in Force.objects.filter(campaign=campaign).order_by("position", "key")
+    ]
+
+
+def _with_carry(state: R.CampaignState, turn: Turn) -> R.CampaignState:
+    """Phases 0–2 leave the turn's orders, triggers and moves for Phases 4–8 (rules.turn)."""
+    from dataclasses import replace
+
+    carry = turn.carry
+    pending = tuple(
+        PendingBattle(b.key, (b.x, b.y), b.contact_order, from_data(BattlePack, b.pack))
+        for b in Battle.objects.filter(turn=turn).order_by("contact_order")
+    )
+    return replace(
+        state,
+        phase=carry.get("phase", "orders"),
+        orders={
+            pid: from_data(PlayerOrders, {"player_id": pid, **po})
+            for pid, po in carry.get("orders", {}).items()
+        },
+        wtf_triggers={k: tuple(v) for k, v in carry.get("wtf_triggers", {}).items()},
+        moves={k: tuple(tuple(s) for s in v) for k, v in carry.get("moves", {}).items()},
+        pending_battles=pending,
+    )
+
+
+def carry_of(state: R.CampaignState) -> dict[str, Any]:
+    """What `_with_carry` restores, as JSON data for `Turn.carry`."""
+    return {
+        "phase": state.phase,
+        "orders": {pid: to_data(po) for pid, po in state.orders.items()},
+        "wtf_triggers": {k: list(v) for k, v in state.wtf_triggers.items()},
+        "moves": {k: [list(s) for s in v] for k, v in state.moves.items()},
+    }
+
+
+# --- writing -----------------------------------------------------------------------------------
+
+
+def _sync(
+    model: type[models.Model],
+    existing: dict[str, models.Model],
+    wanted: dict[str, dict[str, Any]],
+    *,
+    create_extra: dict[str, Any],
+) -> dict[str, models.Model]:
+    """Make the rows of `model` match `wanted` (key → field values) with at most three
+    queries: delete the missing, create the new, bulk-update the changed. Returns key → row."""
+    gone = [row.pk for key, row in existing.items() if key not in wanted]
+    if gone:
+        model.objects.filter(pk__in=gone).delete()
+    new_rows = [
+        model(key=key, **create_extra, **vals)
+        for key, vals in wanted.items()
+        if key not in existing
+    ]
+    if new_rows:
+        model.objects.bulk_create(new_rows)
+    changed, fields = [], set()
+    for key, vals in wanted.items():
+        row = existing.get(key)
+        if row is None:
+            continue
+        diff = [f for f, v in vals.items() if getattr(row, f) != v]
+        if diff:
+            for f in diff:
+                setattr(row, f, vals[f])
+            changed.append(row)
+            fields.update(diff)
+    if changed:
+        model.objects.bulk_update(changed, sorted(fields))
+    rows = {k: r for k, r in existing.items() if k in wanted}
+    rows.update({r.key: r for r in new_rows})
+    return rows
+
+
+def state_save(*, campaign: Campaign, state: R.CampaignState) -> None:
+    """Write a state back in bulk. The map itself never changes in play and is not written."""
+    campaign.turn_number = state.turn
+    campaign.day = state.day
+    campaign.weather = state.weather.value
+    campaign.force_weather = {k: v.value for k, v in state.force_weather.items()}
+    campaign.heavy_ground_now = state.heavy_ground_now
+    campaign.snow = to_data(state.snow)
+    campaign.initiative_winner = state.initiative_winner or ""
+    campaign.next_id = state.next_id
+    campaign.ended = state.ended or ""
+    campaign.winner = state.winner or ""
+    campaign.options = to_data(state.options)
+    campaign.save()
+    players = {p.key: p for p in Player.objects.filter(campaign=campaign)}
+    pid = {k: p.pk for k, p in players.items()}
+    _sync(
+        Player,
+        players,
+        {
+            p.id: {
+                "surrendered": p.surrendered,
+                "bank": state.bank.get(p.id, 0),
+                "battles_won": state.record(p.id).battles_won,
+                "battles_lost": state.record(p.id).battles_lost,
+            }
+            for p in state.players
+        },
+        create_extra={"campaign": campaign},
+    )
+    _sync(
+        Holding,
+        {h.key: h for h in Holding.objects.filter(campaign=campaign)},
+        {h.id: _holding_fields(h, pid, i) for i, h in enumerate(state.holdings)},
+        create_extra={"campaign": campaign},
+    )
+    _forces_save(campaign, state.forces, pid)
+
+
+def _holding_fields(h: R.Holding, pid: dict[str, int], position: int) -> dict[str, Any]:
+    return {
+        "position": position,
+        "name": h.name,
+        "x": h.square[0],
+        "y": h.square[1],
+        "owner_id": pid[h.owner],
+        "original_owner_id": pid[h.original_owner],
+        "capital": h.capital,
+        "feature": h.feature or "",
+        "sacked": h.sacked,
+        "carried_by": h.carried_by or "",
+        "destroyed": h.destroyed,
+        "artefacts_holder": h.artefacts_holder or "",
+    }
+
+
+def _forces_save(campaign: Campaign, forces: Sequence[R.Force], pid: dict[str, int]) -> None:
+    frows = _sync(
+        Force,
+        {f.key: f for f in Force.objects.filter(campaign=campaign)},
+        {
+            f.id: {
+                "position": i,
+                "owner_id": pid[f.owner],
+                "name": f.name,
+                "x": f.square[0],
+                "y": f.square[1],
+                "status": f.status.value,
+                "leader_key": f.leader_id or "",
+                "loot": list(f.loot),
+                "works_quota": f.works_quota,
+                "works_square": list(f.works_square) if f.works_square else None,
+                "figures_lost": f.figures_lost,
+                "tokens": dict(f.tokens),
+                "regroup_pool": dict(f.regroup_pool),
+            }
+            for i, f in enumerate(forces)
+        },
+        create_extra={"campaign": campaign},
+    )
+    fpk = {k: r.pk for k, r in frows.items()}
+    crows = _sync(
+        Command,
+        {c.key: c for c in Command.objects.filter(campaign=campaign)},
+        {
+            c.id: {
+                "force_id": fpk[f.id],
+                "position": i,
+                "general_key": c.general.id if c.general else "",
+                "general_name": c.general.name if c.general else "",
+                "general_cv": c.general.cv if c.general else None,
+                "general_points": c.general.points if c.general else 0,
+                "general_mounted": c.general.mounted if c.general else False,
+            }
+            for f in forces
+            for i, c in enumerate(f.commands)
+        },
+        create_extra={"campaign": campaign},
+    )
+    cpk = {k: r.pk for k, r in crows.items()}
+    _sync(
+        Unit,
+        {u.key: u for u in Unit.objects.filter(campaign=campaign)},
+        {
+            u.id: {
+                "command_id": cpk[c.id],
+                "position": i,
+                "type": u.type,
+                "speciality": u.speciality.value,
+                "quality": u.quality.value,
+                "figures": u.figures,
+                "points_per_figure": u.points_per_figure,
+                "mercenary": u.mercenary,
+                "missile": u.missile,
+                "mounted": u.mounted,
+            }
+            for f in forces
+            for c in f.commands
+            for i, u in enumerate(c.units)
+        },
+        create_extra={"campaign": campaign},
+    )
+    _sync(
+        Individual,
+        {i.key: i for i in Individual.objects.filter(campaign=campaign)},
+        {
+            ind.id: {
+                "force_id": fpk[f.id],
+                "position": n,
+                "kind": ind.kind.value,
+                "name": ind.name,
+                "points": ind.points,
+                "mounted": ind.mounted,
+                "magic_points": ind.magic_points,
+            }
+            for f in forces
+            for n, ind in enumerate(f.individuals)
+        },
+        create_extra={"campaign": campaign},
+    )
+
+
+def state_create(*, campaign: Campaign, state: R.CampaignState, colours: dict[str, str]) -> None:
+    """Create every row of a new campaign from a rules state (scenario, fixture, import)."""
+    sides = {
+        key: Side(campaign=campaign, key=key, name=key.replace("-", " ").title())
+        for key in dict.fromkeys(p.side for p in state.players)
+    }
+    Side.objects.bulk_create(sides.values())
+    players = [
+        Player(
+            campaign=campaign,
+            key=p.id,
+            position=i,
+            side=sides[p.side],
+            name=p.name or p.id,
+            race=p.race,
+            role=p.role,
+            colour=colours.get(p.id, "#888888"),
+            initial_points=p.initial_points,
+            tribal=p.tribal,
+            light=p.light,
+            surrendered=p.surrendered,
+            bank=state.bank.get(p.id, 0),
+            battles_won=state.record(p.id).battles_won,
+            battles_lost=state.record(p.id).battles_lost,
+        )
+        for i, p in enumerate(state.players)
+    ]
+    Player.objects.bulk_create(players)
+    Square.objects.bulk_create(_squares(campaign, state.map))
+    state_save(campaign=campaign, state=state)
+
+
+def _squares(campaign: Campaign, gmap: R.GameMap) -> Iterable[Square]:
+    for y in range(gmap.height):
+        for x in range(gmap.width):
+            feats = gmap.features.get((x, y), frozenset())
+            yield Square(
+                campaign=campaign,
+                x=x,
+                y=y,
+                features=sorted(f.value for f in feats),
+                zone=gmap.zones.get((x, y), ""),
+            )

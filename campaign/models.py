@@ -1,0 +1,370 @@
+"""Campaign data: the map, players and their armies, holdings, forces, turns and orders.
+
+The rules engine's state (`rules.types.CampaignState`) is built from these rows and written
+back by `campaign.adapters`. Rules ids (force "f3", unit "f3u2" …) are stored as `key`, unique
+per campaign, so that a state, an export and the ledger all speak of the same things.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from rules.types import Feature, IndividualKind, Quality, Speciality
+from rules.types import Status as ForceStatus
+
+
+def _choices(enum) -> list[tuple[str, str]]:
+    return [(m.value, m.value.replace("-", " ").capitalize()) for m in enum]
+
+
+class Campaign(models.Model):
+    slug = models.SlugField(_("slug"), unique=True)
+    name = models.CharField(_("name"), max_length=200)
+    description = models.TextField(_("description"), blank=True)
+    scenario = models.CharField(_("scenario"), max_length=50, blank=True)
+    options = models.JSONField(_("options"), default=dict, blank=True)
+    fog_of_war = models.BooleanField(_("fog of war"), default=False)
+    width = models.PositiveSmallIntegerField(_("map width"))
+    height = models.PositiveSmallIntegerField(_("map height"))
+    # the rules state beyond the rows below (spec §4, §5.3, §9.2)
+    turn_number = models.PositiveIntegerField(_("turn"), default=1)
+    day = models.PositiveIntegerField(_("day"), default=0)
+    weather = models.CharField(_("weather"), max_length=20, default="fine")
+    force_weather = models.JSONField(default=dict, blank=True)
+    heavy_ground_now = models.BooleanField(default=False)
+    snow = models.JSONField(_("snow"), default=dict, blank=True)
+    initiative_winner = models.CharField(max_length=50, blank=True)
+    next_id = models.PositiveIntegerField(default=1)
+    ended = models.CharField(_("ended"), max_length=100, blank=True)
+    winner = models.CharField(_("winner"), max_length=50, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("campaign")
+        verbose_name_plural = _("campaigns")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Side(models.Model):
+    """An alliance: its players share squares and never fight (R6.6.2, R6.7.6)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="sides")
+    key = models.CharField(max_length=50)
+    name = models.CharField(_("name"), max_length=100)
+
+    class Meta:
+        ordering = ["campaign", "key"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "key"], name="side_key")]
+        verbose_name = _("side")
+        verbose_name_plural = _("sides")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Player(models.Model):
+    """A player and his army (§1.1: all his forces; `initial_points` is the agreed army
+    value), with his reinforcement bank (R9.3.8) and battle record (§9.1)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="players")
+    key = models.CharField(max_length=50)
+    position = models.PositiveIntegerField(default=0)
+    side = models.ForeignKey(Side, on_delete=models.PROTECT, related_name="players")
+    name = models.CharField(_("name"), max_length=100)
+    race = models.CharField(_("race"), max_length=100, blank=True)
+    role = models.CharField(_("scenario role"), max_length=50, blank=True)
+    colour = models.CharField(_("colour"), max_length=7, default="#888888")
+    initial_points = models.PositiveIntegerField(_("army points"), default=0)
+    tribal = models.BooleanField(_("tribal or fanatic"), default=False)
+    light = models.BooleanField(_("light side"), default=True)
+    surrendered = models.BooleanField(_("surrendered"), default=False)
+    bank = models.IntegerField(_("reinforcement bank"), default=0)
+    battles_won = models.PositiveIntegerField(default=0)
+    battles_lost = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["campaign", "position", "key"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "key"], name="player_key")]
+        verbose_name = _("player (army)")
+        verbose_name_plural = _("players (armies)")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        GM = "gm", _("Game master")
+        PLAYER = "player", _("Player")
+        OBSERVER = "observer", _("Observer")
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(_("role"), max_length=10, choices=Role.choices)
+    player = models.ForeignKey(
+        Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="memberships"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "user"], name="one_membership"),
+        ]
+        verbose_name = _("membership")
+        verbose_name_plural = _("memberships")
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.get_role_display()} · {self.campaign}"
+
+
+class Square(models.Model):
+    """A map square: its terrain features (§6.3) and whose friendly third it is (R2.2)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="squares")
+    x = models.PositiveSmallIntegerField()
+    y = models.PositiveSmallIntegerField()
+    features = models.JSONField(_("features"), default=list, blank=True)
+    zone = models.CharField(_("territory of"), max_length=50, blank=True)
+
+    FEATURES = _choices(Feature)
+
+    class Meta:
+        ordering = ["campaign", "y", "x"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "x", "y"], name="square_xy")]
+        verbose_name = _("square")
+        verbose_name_plural = _("squares")
+
+    def __str__(self) -> str:
+        return f"({self.x}, {self.y})"
+
+
+class Holding(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="holdings")
+    key = models.CharField(max_length=50)
+    position = models.PositiveIntegerField(default=0)
+    name = models.CharField(_("name"), max_length=100, blank=True)
+    x = models.PositiveSmallIntegerField()
+    y = models.PositiveSmallIntegerField()
+    owner = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="holdings")
+    original_owner = models.ForeignKey(
+        Player, on_delete=models.PROTECT, related_name="original_holdings"
+    )
+    capital = models.BooleanField(_("capital"), default=False)
+    feature = models.CharField(_("feature"), max_length=50, blank=True)
+    sacked = models.BooleanField(_("sacked"), default=False)
+    carried_by = models.CharField(_("carried as loot by"), max_length=50, blank=True)
+    destroyed = models.BooleanField(_("destroyed"), default=False)
+    artefacts_holder = models.CharField(max_length=50, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "position", "key"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "key"], name="holding_key")]
+        verbose_name = _("holding")
+        verbose_name_plural = _("holdings")
+
+    def __str__(self) -> str:
+        return self.name or self.key
+
+
+class Force(models.Model):
+    STATUSES = _choices(ForceStatus)
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="forces")
+    key = models.CharField(max_length=50)
+    position = models.PositiveIntegerField(default=0)
+    owner = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="forces")
+    name = models.CharField(_("name"), max_length=100, blank=True)
+    x = models.PositiveSmallIntegerField()
+    y = models.PositiveSmallIntegerField()
+    status = models.CharField(_("status"), max_length=20, choices=STATUSES)
+    leader_key = models.CharField(max_length=50, blank=True)
+    loot = models.JSONField(_("loot"), default=list, blank=True)
+    works_quota = models.PositiveIntegerField(null=True, blank=True)
+    works_square = models.JSONField(null=True, blank=True)
+    figures_lost = models.PositiveIntegerField(default=0)
+    tokens = models.JSONField(default=dict, blank=True)
+    regroup_pool = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "position", "key"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "key"], name="force_key")]
+        verbose_name = _("force")
+        verbose_name_plural = _("forces")
+
+    def __str__(self) -> str:
+        return self.name or self.key
+
+
+class Command(models.Model):
+    """A general and the units under him (§1.1). The general is stored on the command."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    force = models.ForeignKey(Force, on_delete=models.CASCADE, related_name="commands")
+    key = models.CharField(max_length=50)
+    position = models.PositiveIntegerField(default=0)
+    general_key = models.CharField(max_length=50, blank=True)
+    general_name = models.CharField(_("general"), max_length=100, blank=True)
+    general_cv = models.PositiveSmallIntegerField(_("command value"), null=True, blank=True)
+    general_points = models.PositiveIntegerField(default=0)
+    general_mounted = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["force", "position"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "key"], name="command_key")]
+        verbose_name = _("command")
+        verbose_name_plural = _("commands")
+
+    def __str__(self) -> str:
+        return self.general_name or self.key
+
+
+class Unit(models.Model):
+    SPECIALITIES = _choices(Speciality)
+    QUALITIES = _choices(Quality)
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    command = models.ForeignKey(Command, on_delete=models.CASCADE, related_name="units")
+    key = models.CharField(max_length=50)
+    position = models.PositiveIntegerField(default=0)
+    type = models.CharField(_("type"), max_length=100)
+    speciality = models.CharField(_("speciality"), max_length=20, choices=SPECIALITIES)
+    quality = models.CharField(_("quality"), max_length=10, choices=QUALITIES)
+    figures = models.PositiveIntegerField(_("figures"))
+    points_per_figure = models.PositiveIntegerField(_("points per figure"), default=0)
+    mercenary = models.BooleanField(_("mercenary"), default=False)
+    missile = models.BooleanField(_("missile weapons"), default=False)
+    mounted = models.BooleanField(_("mounted"), default=False)
+
+    class Meta:
+        ordering = ["command", "position"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "key"], name="unit_key")]
+        verbose_name = _("unit")
+        verbose_name_plural = _("units")
+
+    def __str__(self) -> str:
+        return f"{self.type} ×{self.figures}"
+
+
+class Individual(models.Model):
+    KINDS = _choices(IndividualKind)
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    force = models.ForeignKey(Force, on_delete=models.CASCADE, related_name="individuals")
+    key = models.CharField(max_length=50)
+    position = models.PositiveIntegerField(default=0)
+    kind = models.CharField(_("kind"), max_length=20, choices=KINDS)
+    name = models.CharField(_("name"), max_length=100, blank=True)
+    points = models.PositiveIntegerField(default=0)
+    mounted = models.BooleanField(default=False)
+    magic_points = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["force", "position"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "key"], name="individual_key")]
+        verbose_name = _("individual character")
+        verbose_name_plural = _("individual characters")
+
+    def __str__(self) -> str:
+        return self.name or self.get_kind_display()
+
+
+class Turn(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", _("Orders open")
+        CLOSED = "closed", _("Closed")
+        RESOLVING = "resolving", _("Resolving phases 0–2")
+        BATTLES = "battles", _("Battles pending")
+        RESOLVING_AFTER = "resolving-after", _("Resolving phases 4–8")
+        RESOLVED = "resolved", _("Resolved")
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="turns")
+    number = models.PositiveIntegerField(_("turn"))
+    status = models.CharField(
+        _("status"), max_length=20, choices=Status.choices, default=Status.OPEN
+    )
+    deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
+    timezone = models.CharField(_("time zone"), max_length=50, default="UTC")
+    extensions = models.PositiveSmallIntegerField(default=0)
+    paused = models.BooleanField(default=False)
+    seed = models.BigIntegerField(_("seed"), null=True, blank=True)
+    seed_hash = models.CharField(_("seed hash"), max_length=64, blank=True)
+    # the rules state carried from Phases 0–2 to Phases 4–8 (phase, orders, triggers, moves)
+    carry = models.JSONField(default=dict, blank=True)
+    opened_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "number"], name="turn_number"),
+        ]
+        verbose_name = _("turn")
+        verbose_name_plural = _("turns")
+
+    def __str__(self) -> str:
+        return f"{self.campaign} · {_('turn')} {self.number}"
+
+
+class Orders(models.Model):
+    """One player's standing orders for a turn (`rules.orders.PlayerOrders` as data)."""
+
+    class Status(models.TextChoices):
+        SAVED = "saved", _("Saved — not yet confirmed")
+        CONFIRMED = "confirmed", _("Confirmed")
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="orders")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="orders")
+    data = models.JSONField(default=dict)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.SAVED)
+    submitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    saved_at = models.DateTimeField(auto_now=True)
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["turn", "player"], name="orders_per_turn"),
+        ]
+        verbose_name = _("orders")
+        verbose_name_plural = _("orders")
+
+    def __str__(self) -> str:
+        return f"{self.player} · {self.turn}"
+
+
+class TurnResolution(models.Model):
+    """What one resolution did, kept so the turn can be replayed and checked: the state it
+    started from, its inputs (orders or battle results), the seed, the ledger and events."""
+
+    class Stage(models.TextChoices):
+        TURN = "turn", _("Phases 0–2")
+        AFTER = "after-battles", _("Phases 4–8")
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="resolutions")
+    stage = models.CharField(max_length=20, choices=Stage.choices)
+    seed = models.BigIntegerField()
+    state_before = models.JSONField()
+    inputs = models.JSONField()
+    ledger = models.JSONField()
+    events = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["turn", "created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["turn", "stage"], name="one_resolution_per_stage"),
+        ]
+        verbose_name = _("turn resolution")
+        verbose_name_plural = _("turn resolutions")
+
+    def __str__(self) -> str:
+        return f"{self.turn} · {self.get_stage_display()}"
