@@ -1,0 +1,52 @@
+"""Production settings: `config.settings` with DEBUG off and HTTPS enforced.
+
+Run behind a TLS-terminating proxy that sets `X-Forwarded-Proto`. SECRET_KEY and
+ALLOWED_HOSTS must come from the environment; `manage.py check --deploy` passes clean.
+"""
+
+from __future__ import annotations
+
+import os
+
+from django.core.exceptions import ImproperlyConfigured
+
+from .settings import *  # noqa: F403
+from .settings import env_bool, env_list
+
+DEBUG = False
+
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    raise ImproperlyConfigured("SECRET_KEY must be set in the environment in production.")
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS")
+if not ALLOWED_HOSTS:
+    raise ImproperlyConfigured(
+        "ALLOWED_HOSTS must be set in the environment in production (e.g. example.org)."
+    )
+
+# The proxy terminates TLS; trust its header only because it overwrites the client's.
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = True
+SESSION_COOKIE_SECURE = True
+CSRF_COOKIE_SECURE = True
+# HSTS is sticky in browsers: lower SECURE_HSTS_SECONDS while first trying a deployment.
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600)))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = True
+
+# Email through SMTP (the console mailer of the base settings sends nothing).
+MAILERS = {
+    "default": {
+        "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "OPTIONS": {
+            "host": os.environ.get("EMAIL_HOST", "localhost"),
+            "port": int(os.environ["EMAIL_PORT"]) if os.environ.get("EMAIL_PORT") else None,
+            "username": os.environ.get("EMAIL_HOST_USER") or None,
+            "password": os.environ.get("EMAIL_HOST_PASSWORD") or None,
+            "use_tls": env_bool("EMAIL_USE_TLS", False),
+        },
+    },
+}
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "webmaster@localhost")
+SERVER_EMAIL = os.environ.get("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
