@@ -75,7 +75,7 @@ class Player(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="players")
     key = models.CharField(max_length=50)
     position = models.PositiveIntegerField(default=0)
-    side = models.ForeignKey(Side, on_delete=models.PROTECT, related_name="players")
+    side = models.ForeignKey(Side, on_delete=models.RESTRICT, related_name="players")
     name = models.CharField(_("name"), max_length=100)
     race = models.CharField(_("race"), max_length=100, blank=True)
     role = models.CharField(_("scenario role"), max_length=50, blank=True)
@@ -152,9 +152,9 @@ class Holding(models.Model):
     name = models.CharField(_("name"), max_length=100, blank=True)
     x = models.PositiveSmallIntegerField()
     y = models.PositiveSmallIntegerField()
-    owner = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="holdings")
+    owner = models.ForeignKey(Player, on_delete=models.RESTRICT, related_name="holdings")
     original_owner = models.ForeignKey(
-        Player, on_delete=models.PROTECT, related_name="original_holdings"
+        Player, on_delete=models.RESTRICT, related_name="original_holdings"
     )
     capital = models.BooleanField(_("capital"), default=False)
     feature = models.CharField(_("feature"), max_length=50, blank=True)

@@ -99,6 +99,12 @@ def campaign_create(
     return campaign
 
 
+@transaction.atomic
+def campaign_delete(*, campaign: Campaign) -> None:
+    """Delete a campaign with everything in it (its rows cascade)."""
+    campaign.delete()
+
+
 def campaign_state(*, campaign: Campaign) -> CampaignState:
     """The current rules state, with the current turn's carried data."""
     return adapters.state_load(campaign=campaign, turn=turn_current(campaign=campaign))
@@ -129,8 +135,17 @@ def orders_submit(
         )
     if player.campaign_id != turn.campaign_id:
         raise ServiceError("This player does not belong to the turn's campaign.")
+    data = {
+        **data,
+        "player_id": player.key,
+        # force ids may be left out of each force's orders: they are the keys (state format)
+        "forces": {
+            fid: {**fo, "force_id": fo.get("force_id", fid)} if isinstance(fo, dict) else fo
+            for fid, fo in (data.get("forces") or {}).items()
+        },
+    }
     try:
-        po = from_data(PlayerOrders, {**data, "player_id": player.key})
+        po = from_data(PlayerOrders, data)
     except FormatError as e:
         raise InvalidOrders([OrderError(None, "format", str(e))]) from e
     state = adapters.state_load(campaign=turn.campaign)

@@ -1,0 +1,46 @@
+"""Admin page for battles: the pack is what Phases 0–2 decided, so it is read-only."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
+
+from battles.models import Battle
+from campaign.admin import pretty_json
+
+
+@admin.register(Battle)
+class BattleAdmin(admin.ModelAdmin):
+    list_display = ["key", "campaign", "turn_number", "square", "status", "resolver", "resolved_at"]
+    list_filter = ["status", "resolver", "campaign"]
+    search_fields = ["key", "campaign__slug", "campaign__name"]
+    list_select_related = ["campaign", "turn"]
+    fields = [
+        "campaign",
+        "turn",
+        "key",
+        "x",
+        "y",
+        "contact_order",
+        "status",
+        "resolver",
+        "result",
+        "resolved_at",
+        "the_pack",
+    ]
+    readonly_fields = ["campaign", "turn", "key", "x", "y", "contact_order", "the_pack"]
+
+    def has_add_permission(self, request) -> bool:
+        return False  # battles come from contacts in Phases 0–2
+
+    @admin.display(description=_("turn"), ordering="turn__number")
+    def turn_number(self, obj: Battle) -> int:
+        return obj.turn.number
+
+    @admin.display(description=_("square"))
+    def square(self, obj: Battle) -> str:
+        return f"({obj.x}, {obj.y})"
+
+    @admin.display(description=_("battle pack"))
+    def the_pack(self, obj: Battle) -> str:
+        return pretty_json(obj.pack)
