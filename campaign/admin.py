@@ -22,10 +22,12 @@ from campaign.models import (
     Force,
     Holding,
     Individual,
+    Invitation,
     Membership,
     Orders,
     Player,
     Side,
+    Sighting,
     Square,
     Turn,
     TurnResolution,
@@ -455,3 +457,28 @@ class TurnResolutionAdmin(admin.ModelAdmin):
     @admin.display(description=_("inputs (orders or battle results)"))
     def the_inputs(self, obj: TurnResolution) -> str:
         return pretty_json(obj.inputs)
+
+
+@admin.register(Sighting)
+class SightingAdmin(admin.ModelAdmin):
+    list_display = ["campaign", "side_key", "force_key", "x", "y", "turn_number", "status"]
+    list_filter = ["campaign", "side_key"]
+    search_fields = ["force_key"]
+    list_select_related = ["campaign"]
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    list_display = [
+        "campaign",
+        "role",
+        "player",
+        "side",
+        "uses",
+        "max_uses",
+        "expires_at",
+        "revoked",
+    ]
+    list_filter = ["campaign", "role", "revoked"]
+    readonly_fields = ["token", "uses", "created_at", "created_by"]
+    list_select_related = ["campaign", "player", "side"]

@@ -26,6 +26,17 @@ class Campaign(models.Model):
     scenario = models.CharField(_("scenario"), max_length=50, blank=True)
     options = models.JSONField(_("options"), default=dict, blank=True)
     fog_of_war = models.BooleanField(_("fog of war"), default=False)
+    setup_open = models.BooleanField(
+        _("set-up open"),
+        default=False,
+        help_text=_("While set-up is open the GM edits the map and players their rosters."),
+    )
+    missing_orders_policy = models.CharField(
+        _("missing orders"),
+        max_length=10,
+        choices=[("hold", _("The force holds its status and does not move"))],
+        default="hold",
+    )
     width = models.PositiveSmallIntegerField(_("map width"))
     height = models.PositiveSmallIntegerField(_("map height"))
     # the rules state beyond the rows below (spec §4, §5.3, §9.2)
@@ -368,3 +379,57 @@ class TurnResolution(models.Model):
 
     def __str__(self) -> str:
         return f"{self.turn} · {self.get_stage_display()}"
+
+
+class Sighting(models.Model):
+    """The last time a side saw an enemy force (fog of war: "last seen N turns ago")."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="sightings")
+    side_key = models.CharField(max_length=50)
+    force_key = models.CharField(max_length=50)
+    x = models.PositiveSmallIntegerField()
+    y = models.PositiveSmallIntegerField()
+    turn_number = models.PositiveIntegerField()
+    status = models.CharField(max_length=20, blank=True)
+    figures = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "side_key", "force_key"], name="one_sighting"
+            ),
+        ]
+        verbose_name = _("sighting")
+        verbose_name_plural = _("sightings")
+
+    def __str__(self) -> str:
+        return f"{self.side_key} saw {self.force_key} on turn {self.turn_number}"
+
+
+class Invitation(models.Model):
+    """A link the GM shares; whoever follows it joins the campaign in the given role."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invitations")
+    token = models.CharField(max_length=64, unique=True)
+    role = models.CharField(_("role"), max_length=10, choices=Membership.Role.choices)
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, null=True, blank=True, related_name="invitations"
+    )
+    side = models.ForeignKey(
+        Side, on_delete=models.CASCADE, null=True, blank=True, related_name="invitations"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(_("expires"), null=True, blank=True)
+    max_uses = models.PositiveIntegerField(_("uses allowed"), default=1)
+    uses = models.PositiveIntegerField(default=0)
+    revoked = models.BooleanField(default=False)
+
+    class Meta:
+        verbose_name = _("invitation")
+        verbose_name_plural = _("invitations")
+
+    def __str__(self) -> str:
+        return f"{self.campaign} · {self.get_role_display()}"

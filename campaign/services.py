@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from battles.models import Battle
-from campaign import adapters
+from campaign import adapters, visibility
 from campaign.models import Campaign, Membership, Orders, Player, Turn, TurnResolution
 from rules.battle import BattleResult
 from rules.codec import FormatError, from_data, to_data
@@ -91,6 +91,7 @@ def campaign_create(
         options=to_data(state.options),
     )
     adapters.state_create(campaign=campaign, state=state, colours=colours or {})
+    visibility.sightings_record(campaign=campaign, state=state)
     Turn.objects.create(
         campaign=campaign, number=state.turn, status=Turn.Status.OPEN, opened_at=timezone.now()
     )
@@ -243,6 +244,7 @@ def _resolve_phases_0_2(turn: Turn) -> Resolution:
         events=events,
     )
     adapters.state_save(campaign=campaign, state=out.state)
+    visibility.sightings_record(campaign=campaign, state=out.state)
     Battle.objects.bulk_create(
         Battle(
             campaign=campaign,
@@ -340,6 +342,7 @@ def _resolve_phases_4_8(turn: Turn) -> Resolution:
         events=events,
     )
     adapters.state_save(campaign=campaign, state=out.state)
+    visibility.sightings_record(campaign=campaign, state=out.state)
     now = timezone.now()
     turn.status = Turn.Status.RESOLVED
     turn.resolved_at = now

@@ -1,9 +1,9 @@
 from django.urls import path
 
-from campaign import views
+from campaign.views import home
 
 app_name = "campaign"
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", home.home, name="home"),
 ]

@@ -72,6 +72,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "campaign.middleware.LoginRequiredRedirect",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -101,6 +102,12 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# Test runs on one server must not share a test database: name it after the test process
+# (FW_TEST_DB_NAME overrides). Only pytest-django and `manage.py test` use this name.
+if "postgresql" in DATABASES["default"]["ENGINE"]:
+    DATABASES["default"]["TEST"] = {
+        "NAME": os.environ.get("FW_TEST_DB_NAME") or f"test_fwcampaign_{os.getpid()}"
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

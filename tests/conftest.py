@@ -1,2 +1,57 @@
 """Fixtures shared by every test package. pytest-django reads its settings module from
-pyproject.toml; the pure rules tests under tests/rules never touch the database."""
+pyproject.toml; the pure rules tests under tests/rules never touch the database.
+
+`cast` is the permission cast every view test uses (architecture.md): on the demo campaign
+with fog of war on, the GM, the raiders' player (side A), the defenders' player (side B), an
+observer, an outsider (logged in, not a member) and an anonymous visitor."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from campaign import services
+from campaign.models import Campaign, Membership
+
+CAST = ("gm", "side_a", "side_b", "observer", "outsider", "anonymous")
+
+
+@dataclass
+class Cast:
+    campaign: Campaign
+    users: dict  # role → user (None for anonymous)
+
+    def client(self, who: str) -> Client:
+        c = Client()
+        user = self.users[who]
+        if user is not None:
+            c.force_login(user)
+        return c
+
+
+@pytest.fixture
+def cast(db, settings) -> Cast:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    call_command("load_demo", stdout=StringIO())
+    campaign = Campaign.objects.get(slug="incursion")
+    campaign.fog_of_war = True
+    campaign.save(update_fields=["fog_of_war"])
+    observer = services.user_get_or_create(username="olive", password="olive-pass-1")
+    services.membership_add(campaign=campaign, user=observer, role=Membership.Role.OBSERVER)
+    outsider = services.user_get_or_create(username="oscar", password="oscar-pass-1")
+    by_name = {m.user.username: m.user for m in campaign.memberships.select_related("user")}
+    return Cast(
+        campaign,
+        {
+            "gm": by_name["gm"],
+            "side_a": by_name["raider"],
+            "side_b": by_name["defender"],
+            "observer": observer,
+            "outsider": outsider,
+            "anonymous": None,
+        },
+    )

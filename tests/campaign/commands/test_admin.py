@@ -8,7 +8,7 @@ from django.contrib import admin
 from django.urls import reverse
 
 from battles.models import Battle
-from campaign.models import Campaign, Membership, Turn
+from campaign.models import Campaign, Invitation, Membership, Turn
 
 pytestmark = pytest.mark.django_db
 
@@ -30,10 +30,10 @@ def played(run, battle_campaign, results_file, django_user_model):
         "--battle-results",
         results_file(list(Battle.objects.filter(status="pending"))),
     )
-    Membership.objects.create(
-        campaign=battle_campaign,
-        user=django_user_model.objects.create_user("gm"),
-        role=Membership.Role.GM,
+    gm = django_user_model.objects.create_user("gm")
+    Membership.objects.create(campaign=battle_campaign, user=gm, role=Membership.Role.GM)
+    Invitation.objects.create(
+        campaign=battle_campaign, token="t0ken", role=Membership.Role.OBSERVER, created_by=gm
     )
     return battle_campaign
 

@@ -1,0 +1,1 @@
+"""Campaign pages, one module per area and one view per page."""
