@@ -136,15 +136,13 @@ def orders_submit(
         )
     if player.campaign_id != turn.campaign_id:
         raise ServiceError("This player does not belong to the turn's campaign.")
-    data = {
-        **data,
-        "player_id": player.key,
+    data = {**data, "player_id": player.key}
+    if isinstance(data.get("forces"), dict):
         # force ids may be left out of each force's orders: they are the keys (state format)
-        "forces": {
+        data["forces"] = {
             fid: {**fo, "force_id": fo.get("force_id", fid)} if isinstance(fo, dict) else fo
-            for fid, fo in (data.get("forces") or {}).items()
-        },
-    }
+            for fid, fo in data["forces"].items()
+        }
     try:
         po = from_data(PlayerOrders, data)
     except FormatError as e:
@@ -166,6 +164,11 @@ def orders_submit(
             "submitted_by": user,
         },
     )
+    if confirm and turn.deadline is not None:
+        # the last confirmation may close the turn before its deadline (campaign.services_turn)
+        from campaign.tasks import turn_close_if_ready_task  # the tasks import this module
+
+        transaction.on_commit(lambda: turn_close_if_ready_task.delay(turn.pk), robust=True)
     return orders
 
 
@@ -197,8 +200,11 @@ def _claim(turn_id: int, frm: str, to: str) -> Turn:
     from `frm` to `to`; every other gets `TurnBusy`."""
     if Turn.objects.filter(pk=turn_id, status=frm).update(status=to) != 1:
         turn = Turn.objects.get(pk=turn_id)
+        if turn.status == Turn.Status.OPEN:
+            raise TurnNotOpen(f"Turn {turn.number} is still open: close it before resolving.")
         raise TurnBusy(
-            f"Turn {turn.number} is already {turn.get_status_display().lower()}: nothing to do."
+            f"Turn {turn.number} cannot be resolved now: it is "
+            f"{turn.get_status_display().lower()} (already resolving or resolved)."
         )
     return Turn.objects.select_related("campaign").get(pk=turn_id)
 
@@ -260,6 +266,9 @@ def _resolve_phases_0_2(turn: Turn) -> Resolution:
     turn.carry = adapters.carry_of(out.state)
     turn.status = Turn.Status.BATTLES
     turn.save(update_fields=["carry", "status"])
+    from notifications.tasks import enqueue_phases_0_2_notices  # battles, missing orders
+
+    enqueue_phases_0_2_notices(turn_id=turn.pk, events=events)
     return Resolution(turn, events, ledger, [b.battle_id for b in out.pending_battles])
 
 
@@ -351,6 +360,9 @@ def _resolve_phases_4_8(turn: Turn) -> Resolution:
         Turn.objects.create(
             campaign=campaign, number=out.state.turn, status=Turn.Status.OPEN, opened_at=now
         )
+    from notifications import tasks as notices  # each member's digest, once this commits
+
+    notices.enqueue_on_commit(notices.notify_turn_resolved_task, turn.pk)
     return Resolution(turn, events, ledger, [])
 
 
