@@ -1,13 +1,16 @@
 """Turns `campaign.access.LoginRequired` into a redirect to the login page, so that views can
-resolve their viewer in one call."""
+resolve their viewer in one call, and a campaign still in set-up into its set-up pages."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
 
-from campaign.access import LoginRequired
+from campaign.access import LoginRequired, viewer_for
+from campaign.services import SetupInProgress
 
 
 class LoginRequiredRedirect:
@@ -20,4 +23,12 @@ class LoginRequiredRedirect:
     def process_exception(self, request: HttpRequest, exception: Exception):
         if isinstance(exception, LoginRequired):
             return exception.response()
+        if isinstance(exception, SetupInProgress):
+            campaign = exception.campaign
+            viewer = viewer_for(user=request.user, campaign=campaign)
+            messages.info(request, str(exception))
+            page = (
+                "campaign:setup-map" if viewer is not None and viewer.is_gm else "campaign:roster"
+            )
+            return redirect(page, campaign.slug)
         return None

@@ -37,6 +37,14 @@ class TurnNotOpen(ServiceError):
     pass
 
 
+class SetupInProgress(ServiceError):
+    """The campaign is still being set up: it has no turn yet."""
+
+    def __init__(self, campaign: Campaign) -> None:
+        self.campaign = campaign
+        super().__init__(f"{campaign.name} is still being set up: the first turn has not opened.")
+
+
 class TurnBusy(ServiceError):
     """The turn is already being resolved, or has been (the loser of a race gets this)."""
 
@@ -112,6 +120,8 @@ def campaign_state(*, campaign: Campaign) -> CampaignState:
 
 
 def turn_current(*, campaign: Campaign) -> Turn:
+    if campaign.setup_open:
+        raise SetupInProgress(campaign)
     turn = campaign.turns.order_by("-number").first()
     if turn is None:
         raise ServiceError(f"Campaign {campaign.slug} has no turn.")

@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "campaign",
     "battles",
+    "notifications",
 ]
 
 MIDDLEWARE = [
@@ -151,6 +152,9 @@ if not CELERY_BROKER_URL:
     CELERY_BROKER_URL = "memory://"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
+
+# Absolute links in emails (notifications) point here.
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 
 LOGGING = {
     "version": 1,

@@ -17,6 +17,22 @@ from django.test import Client
 from campaign import services
 from campaign.models import Campaign, Membership
 
+
+@pytest.fixture(autouse=True)
+def celery_eager(request):
+    """Tasks run in-process in tests, except those marked `celery`, which test a real worker
+    and broker. (With a broker configured, the settings would send every task to it.)"""
+    from config.celery import app
+
+    if request.node.get_closest_marker("celery"):
+        yield
+        return
+    old = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = old
+
+
 CAST = ("gm", "side_a", "side_b", "observer", "outsider", "anonymous")
 
 

@@ -1,0 +1,646 @@
+"""The orders page: a player gives his forces their standing orders for the open turn.
+
+One page (`campaign:orders`) and its fragments: one force's orders (`orders-force`, GET the
+form, POST save), a click on the path map (`orders-path`), the exact force-test chances of a
+requested order (`orders-probability`) and confirming (`orders-confirm`). Each fragment
+answers an htmx request with a partial of `campaign/orders.html` and a plain request with the
+whole page (or a redirect after a successful POST), so everything works without JavaScript.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django import forms
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import path, reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from campaign.access import Viewer, campaign_viewer, require_player
+from campaign.mapview import Clickable
+from campaign.models import Turn
+from campaign.selectors_orders import (
+    STATUS_LABELS,
+    ForceCard,
+    OrdersPage,
+    force_test_chances_get,
+    orders_list_for_gm,
+    orders_page_get_for_player,
+    path_map_get,
+    square_label,
+)
+from campaign.services import InvalidOrders, TurnNotOpen, turn_current
+from campaign.services_orders import (
+    ForceNotYours,
+    OrdersSaved,
+    force_orders_clear,
+    force_orders_save,
+    orders_confirm,
+    orders_unconfirm,
+    path_after_click,
+)
+from rules.errors import OrderError
+from rules.orders import CountermarchWhen, ForceOrders, ZocPolicy
+from rules.types import Coord, Status
+
+TEMPLATE = "campaign/orders.html"
+
+# --- the form --------------------------------------------------------------------------------
+
+_PAIR = re.compile(r"(\d+)\s*,\s*(\d+)")
+_SEPARATORS = re.compile(r"[\s;()\[\],]*")
+
+
+def squares_parse(text: str) -> tuple[Coord, ...]:
+    """Squares written as "x,y" pairs, in order, e.g. "3,5; 2,5" or "(3, 5) (2, 5)"."""
+    squares = tuple((int(a), int(b)) for a, b in _PAIR.findall(text))
+    if not _SEPARATORS.fullmatch(_PAIR.sub("", text)):
+        raise forms.ValidationError(
+            gettext_lazy("Write squares as x,y separated by semicolons, for example 3,5; 2,5."),
+            code="squares",
+        )
+    return squares
+
+
+def squares_format(squares) -> str:
+    return "; ".join(f"{x},{y}" for x, y in squares)
+
+
+CHANGE_CHOICES = [
+    ("", gettext_lazy("No change: keep the current status (no force test)")),
+    (Status.FULL_SPEED.value, STATUS_LABELS[Status.FULL_SPEED]),
+    (Status.PROBE.value, STATUS_LABELS[Status.PROBE]),
+    (Status.DEFEND.value, STATUS_LABELS[Status.DEFEND]),
+]
+ZOC_CHOICES = [
+    (ZocPolicy.STOP.value, gettext_lazy("Stop at once (it may then countermarch)")),
+    (ZocPolicy.ENGAGE.value, gettext_lazy("Move into contact with the enemy force, if it can")),
+]
+COUNTERMARCH_CHOICES = [
+    (CountermarchWhen.NEVER.value, gettext_lazy("Never")),
+    (CountermarchWhen.IF_STOPPED_IN_ZOC.value, gettext_lazy("Only if stopped in an enemy zone")),
+    (CountermarchWhen.ALWAYS.value, gettext_lazy("Always, after moving")),
+]
+INITIATIVE_CHOICES = [
+    ("early", gettext_lazy("Early")),
+    ("late", gettext_lazy("Late")),
+]
+
+
+class ForceOrdersForm(forms.Form):
+    """One force's standing orders (rules.orders.ForceOrders) as a form."""
+
+    change_to = forms.ChoiceField(
+        label=gettext_lazy("Requested order (R5.1)"), choices=CHANGE_CHOICES, required=False
+    )
+    path = forms.CharField(required=False, widget=forms.HiddenInput)
+    zoc = forms.ChoiceField(
+        label=gettext_lazy("On entering an enemy zone of control (R6.6.3)"),
+        choices=ZOC_CHOICES,
+        widget=forms.RadioSelect,
+        initial=ZocPolicy.STOP.value,
+    )
+    countermarch = forms.ChoiceField(
+        label=gettext_lazy("Countermarch after moving (R6.5)"),
+        choices=COUNTERMARCH_CHOICES,
+        initial=CountermarchWhen.NEVER.value,
+    )
+    countermarch_square = forms.CharField(
+        label=gettext_lazy("Countermarch to square (optional)"),
+        required=False,
+        help_text=gettext_lazy("x,y — left empty, the safest square is chosen for you."),
+    )
+    retreat_squares = forms.CharField(
+        label=gettext_lazy("Retreat preference after a battle (§8.4)"),
+        required=False,
+        help_text=gettext_lazy(
+            "Squares in order of preference, for example 3,5; 2,5. Illegal or unlisted "
+            "squares are skipped and the rules choose."
+        ),
+    )
+    initiative = forms.ChoiceField(
+        label=gettext_lazy("Initiative preference (R6.1.5)"),
+        choices=INITIATIVE_CHOICES,
+        widget=forms.RadioSelect,
+        initial="early",
+    )
+    sack = forms.BooleanField(
+        label=gettext_lazy("Sack the captured holding it stands on (§11.6)"), required=False
+    )
+    flank_attack = forms.BooleanField(
+        label=gettext_lazy("Attack an enemy countermarching out of its zone (§7.10.4)"),
+        required=False,
+    )
+    ambush = forms.BooleanField(
+        label=gettext_lazy("Ambush a Full Speed force entering its zone (Defend only, §7.10.5)"),
+        required=False,
+    )
+
+    def __init__(self, *args: Any, force_key: str = "", **kwargs: Any) -> None:
+        # several forces' editors can be open on one page: their ids must differ
+        kwargs.setdefault("auto_id", f"id_{force_key}_%s" if force_key else "id_%s")
+        super().__init__(*args, **kwargs)
+
+    def clean_path(self) -> tuple[Coord, ...]:
+        return squares_parse(self.cleaned_data.get("path") or "")
+
+    def clean_retreat_squares(self) -> tuple[Coord, ...]:
+        return squares_parse(self.cleaned_data.get("retreat_squares") or "")
+
+    def clean_countermarch_square(self) -> Coord | None:
+        squares = squares_parse(self.cleaned_data.get("countermarch_square") or "")
+        if len(squares) > 1:
+            raise forms.ValidationError(
+                gettext_lazy("Give one square, or leave the field empty."), code="one-square"
+            )
+        return squares[0] if squares else None
+
+    def force_orders(self, force_id: str) -> ForceOrders:
+        d = self.cleaned_data
+        return ForceOrders(
+            force_id=force_id,
+            change_to=Status(d["change_to"]) if d.get("change_to") else None,
+            path=d["path"],
+            zoc=ZocPolicy(d["zoc"]),
+            countermarch=CountermarchWhen(d["countermarch"]),
+            countermarch_square=d["countermarch_square"],
+            retreat_squares=d["retreat_squares"],
+            sack=d["sack"],
+            flank_attack=d["flank_attack"],
+            ambush=d["ambush"],
+            initiative=d["initiative"],
+        )
+
+    @staticmethod
+    def initial_for(fo: ForceOrders | None) -> dict[str, Any]:
+        if fo is None:
+            return {}
+        cm = fo.countermarch_square
+        return {
+            "change_to": fo.change_to.value if fo.change_to else "",
+            "path": squares_format(fo.path),
+            "zoc": fo.zoc.value,
+            "countermarch": fo.countermarch.value,
+            "countermarch_square": f"{cm[0]},{cm[1]}" if cm else "",
+            "retreat_squares": squares_format(fo.retreat_squares),
+            "initiative": fo.initiative,
+            "sack": fo.sack,
+            "flank_attack": fo.flank_attack,
+            "ambush": fo.ambush,
+        }
+
+    def current_path(self, fallback: tuple[Coord, ...]) -> tuple[Coord, ...]:
+        """The path the form holds now, valid or not (kept in the form on errors)."""
+        raw = self.data.get("path", "") if self.is_bound else self.initial.get("path", "")
+        try:
+            return squares_parse(raw or "")
+        except forms.ValidationError:
+            return fallback
+
+
+_DEFAULTS = {"zoc": ZocPolicy.STOP.value, "countermarch": "never", "initiative": "early"}
+
+# --- rules errors for people -----------------------------------------------------------------
+
+FORM_FIELDS = set(ForceOrdersForm.base_fields)
+
+
+def order_error_message(err: OrderError, fo: ForceOrders, card: ForceCard, scenario: str) -> str:
+    """`validate_orders` speaks English to programs; this is the same error for people."""
+    step = (err.index or 0) + 1
+    square = fo.path[err.index] if err.index is not None and err.index < len(fo.path) else None
+    previous = (
+        (fo.path[err.index - 1] if err.index else card.square) if err.index is not None else None
+    )
+    sq = square_label(square) if square else ""
+    prev = square_label(previous) if previous else ""
+    messages = {
+        "bad-order": _("An order change must request Full Speed, Probe or Defend (R5.1.1)."),
+        "probe-composition": _(
+            "Only cavalry, chariots and flyers may receive Probe (R2.7, Naran option)."
+        ),
+        "loot-full-speed": _(
+            "A force carrying loot may not receive the Full Speed order (§11.6 rule 3)."
+        ),
+        "sack-full-speed": _("A force under Full Speed may not declare a sack (§11.6 rule 3)."),
+        "defend-path": _(
+            "A force on Defend never moves (R6.4.4): clear its path or request another order."
+        ),
+        "path-too-long": _("A path has at most 3 squares, the best movement allowance (R6.2)."),
+        "not-adjacent": _(
+            "Step %(step)s %(square)s is not next to %(previous)s (R6.4.2): each step goes to "
+            "one of the 8 squares around the last one."
+        )
+        % {"step": step, "square": sq, "previous": prev},
+        "river-crossing": _(
+            "Step %(step)s %(square)s crosses a river away from a bridge (R2.1.3 option)."
+        )
+        % {"step": step, "square": sq},
+        "no-countermarch": _("Forces on Defend or Shattered cannot countermarch (R6.5.2)."),
+        "ambush-needs-defend": _("Only a force on Defend can lay an ambush (§7.10.5)."),
+        "bad-initiative": _("The initiative preference must be early or late (R6.1.5)."),
+        "not-your-force": _("This force is not yours."),
+        "unknown-force": _("There is no such force."),
+        "player-out": _("You have surrendered: you can no longer give orders."),
+    }
+    if err.code == "no-sack":
+        if scenario != "incursion":
+            return _("Sacking exists only in the Incursion scenario (§11.6).")
+        return _("The force must stand on an enemy holding it captured to sack it (§11.6 L-a).")
+    if err.code == "off-map":
+        if err.field == "path":
+            return _("Step %(step)s %(square)s leaves the map (R6.4.7).") % {
+                "step": step,
+                "square": sq,
+            }
+        if err.field == "countermarch_square":
+            return _("The countermarch square is off the map.")
+        return _("A retreat square is off the map.")
+    return messages.get(err.code, err.message)
+
+
+def _errors_into_form(
+    form: ForceOrdersForm, errors: list[OrderError], fo: ForceOrders, page: OrdersPage
+) -> int | None:
+    """Put each rules error beside the field it concerns; return the refused path step."""
+    error_index = None
+    for err in errors:
+        if err.force_id == fo.force_id:
+            card = page.card(fo.force_id)
+            assert card is not None
+            msg = order_error_message(err, fo, card, page.state.scenario or "")
+            form.add_error(err.field if err.field in FORM_FIELDS else None, msg)
+            if err.field == "path" and err.index is not None and error_index is None:
+                error_index = err.index
+        else:
+            # another force's saved orders (or the player as a whole) no longer pass
+            form.add_error(None, _status_error(page, err))
+    return error_index
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _turn_closed_message(turn: Turn) -> str:
+    return _(
+        "Turn %(number)s is %(status)s: orders can no longer be changed. Your saved orders "
+        "are kept as they were."
+    ) % {"number": turn.number, "status": turn.get_status_display().lower()}
+
+
+def _player_page(request: HttpRequest, slug: str) -> tuple[Viewer, OrdersPage]:
+    viewer = campaign_viewer(request, slug)
+    require_player(viewer)
+    turn = turn_current(campaign=viewer.campaign)
+    return viewer, orders_page_get_for_player(viewer=viewer, turn=turn)
+
+
+def _card_or_404(page: OrdersPage, force_key: str) -> ForceCard:
+    """The player's own force; anyone else's (or none) is not found, so that a hidden enemy
+    force's existence is not revealed either."""
+    card = page.card(force_key)
+    if card is None:
+        raise Http404(_("You command no such force."))
+    return card
+
+
+def _form(card: ForceCard, data: Any = None) -> ForceOrdersForm:
+    """The force's form: bound to `data`, or showing its saved orders."""
+    if data is None:
+        return ForceOrdersForm(initial=ForceOrdersForm.initial_for(card.orders), force_key=card.key)
+    return ForceOrdersForm(data, force_key=card.key)
+
+
+def _context(viewer: Viewer, page: OrdersPage, **extra: Any) -> dict[str, Any]:
+    return {"campaign": viewer.campaign, "viewer": viewer, "page": page, **extra}
+
+
+def _clickable(viewer: Viewer, page: OrdersPage, card: ForceCard) -> Clickable:
+    """Every square of the map posts a click to the path fragment, with the force's form
+    (its current path and other choices); the rules then say whether the step is legal."""
+    url = reverse("campaign:orders-path", args=(viewer.campaign.slug, card.key))
+    width, height = page.state.map.width, page.state.map.height
+    return Clickable(
+        squares=tuple((x, y) for y in range(height) for x in range(width)),
+        attrs={
+            "hx-post": url,
+            "hx-target": f"#orders-force-{card.key}",
+            "hx-swap": "outerHTML",
+            "hx-include": f"#orders-form-{card.key}",
+            "hx-trigger": "click, keyup[key=='Enter'||key==' ']",
+        },
+    )
+
+
+def _editor(
+    viewer: Viewer,
+    page: OrdersPage,
+    card: ForceCard,
+    form: ForceOrdersForm,
+    error_index: int | None = None,
+) -> dict[str, Any]:
+    """The context of one force's editor: its form, its map and its force-test chances."""
+    saved_path = card.orders.path if card.orders else ()
+    path = form.current_path(saved_path)
+    requested = form.data.get("change_to") if form.is_bound else form.initial.get("change_to")
+    try:
+        requested_status = Status(requested) if requested else None
+    except ValueError:
+        requested_status = None
+    if requested_status is not None and not requested_status.is_order:
+        requested_status = None
+    path_map = path_map_get(
+        viewer=viewer,
+        page=page,
+        card=card,
+        path=path,
+        clickable=_clickable(viewer, page, card),
+        error_index=error_index,
+    )
+    return {
+        "card": card,
+        "editing": card.key,
+        "form": form,
+        "path": [(i, sq, square_label(sq)) for i, sq in enumerate(path)],
+        "path_full": len(path) >= 3,
+        "error_index": error_index,
+        "map": path_map.map,
+        "next_steps": path_map.next_steps,
+        "chances": (
+            force_test_chances_get(state=page.state, force=card.force, requested=requested_status)
+            if requested_status is not None
+            else None
+        ),
+    }
+
+
+def _render_card(
+    request: HttpRequest,
+    viewer: Viewer,
+    page: OrdersPage,
+    ctx: dict[str, Any],
+    *,
+    status: int = 200,
+) -> HttpResponse:
+    """The force card (and, for htmx, the status bar out of band); the whole page otherwise."""
+    context = _context(viewer, page, **ctx)
+    if request.htmx:
+        return render(request, f"{TEMPLATE}#force-response", {**context, "oob": True})
+    return render(request, TEMPLATE, context, status=status)
+
+
+def _saved_note(saved: OrdersSaved) -> str:
+    if saved.was_confirmed:
+        return _(
+            "Saved. Your orders were confirmed: this change set them back to saved. Confirm "
+            "them again when you are done."
+        )
+    return _("Saved. Confirm your orders at the top of the page when you are done.")
+
+
+# --- the page --------------------------------------------------------------------------------
+
+
+@require_GET
+def orders(request: HttpRequest, slug: str) -> HttpResponse:
+    """The orders page: a player's forces and his orders; for the game master, who has saved
+    or confirmed; an observer is told that only players give orders."""
+    viewer = campaign_viewer(request, slug)
+    turn = turn_current(campaign=viewer.campaign)
+    if viewer.is_player:
+        page = orders_page_get_for_player(viewer=viewer, turn=turn)
+        return render(request, TEMPLATE, _context(viewer, page))
+    ctx: dict[str, Any] = {"campaign": viewer.campaign, "viewer": viewer, "turn": turn}
+    if viewer.is_gm:
+        ctx["overview"] = orders_list_for_gm(turn=turn)
+    return render(request, TEMPLATE, ctx)
+
+
+@require_http_methods(["GET", "POST"])
+def orders_force(request: HttpRequest, slug: str, force_key: str) -> HttpResponse:
+    """One force's orders: GET the editor (or, with `view=summary`, the summary card), POST
+    save them (or, with `clear`, remove them)."""
+    viewer, page = _player_page(request, slug)
+    card = _card_or_404(page, force_key)
+    if request.method == "GET":
+        if request.GET.get("view") == "summary":
+            ctx = {"card": card}
+        else:
+            ctx = _editor(viewer, page, card, _form(card))
+        if request.htmx:
+            return render(request, f"{TEMPLATE}#force-response", _context(viewer, page, **ctx))
+        return render(request, TEMPLATE, _context(viewer, page, **ctx))
+
+    if "clear" in request.POST:
+        try:
+            saved = force_orders_clear(
+                player=page.player, turn=page.turn, force_key=card.key, user=request.user
+            )
+        except TurnNotOpen:
+            return _refused(request, viewer, page, card)
+        except InvalidOrders as e:
+            saved_form = _form(card, ForceOrdersForm.initial_for(card.orders) or _DEFAULTS)
+            saved_form.is_valid()
+            fo = card.orders or ForceOrders(card.key)
+            error_index = _errors_into_form(saved_form, e.errors, fo, page)
+            return _render_card(
+                request, viewer, page, _editor(viewer, page, card, saved_form, error_index)
+            )
+        return _after_save(request, viewer, slug, card.key, saved, summary=True)
+
+    form = _form(card, request.POST)
+    return _save(request, viewer, page, card, form, summary=True)
+
+
+@require_POST
+def orders_path(request: HttpRequest, slug: str, force_key: str) -> HttpResponse:
+    """A click on the path map (or on a step of the path list): the server adds or removes
+    the step, checks the whole of the orders and saves them, together with the rest of the
+    force's form. A refused step stays on the map, marked, with the error beside the path."""
+    viewer, page = _player_page(request, slug)
+    card = _card_or_404(page, force_key)
+    data = request.POST.copy()
+    try:
+        current = squares_parse(data.get("path", ""))
+    except forms.ValidationError:
+        current = card.orders.path if card.orders else ()
+    if "clear_path" in data:
+        new_path: tuple[Coord, ...] = ()
+    else:
+        try:
+            clicked = squares_parse(data.get("square", ""))
+        except forms.ValidationError:
+            clicked = ()
+        if "x" in data and "y" in data:  # a click on the map (its hx-vals)
+            try:
+                clicked = ((int(data["x"]), int(data["y"])),)
+            except ValueError:
+                clicked = ()
+        if len(clicked) != 1:
+            form = _form(card, data)
+            form.is_valid()
+            form.add_error("path", _("Click a square of the map to add it to the path."))
+            return _render_card(
+                request, viewer, page, _editor(viewer, page, card, form), status=400
+            )
+        new_path = path_after_click(path=current, square=clicked[0])
+    data["path"] = squares_format(new_path)
+    return _save(request, viewer, page, card, _form(card, data), summary=False)
+
+
+def _save(
+    request: HttpRequest,
+    viewer: Viewer,
+    page: OrdersPage,
+    card: ForceCard,
+    form: ForceOrdersForm,
+    *,
+    summary: bool,
+) -> HttpResponse:
+    """Validate the form, save through the services, and answer: the card with the errors
+    beside their fields (the input kept), or the saved card."""
+    if not form.is_valid():
+        return _render_card(request, viewer, page, _editor(viewer, page, card, form))
+    fo = form.force_orders(card.key)
+    try:
+        saved = force_orders_save(
+            player=page.player, turn=page.turn, force_orders=fo, user=request.user
+        )
+    except TurnNotOpen:
+        return _refused(request, viewer, page, card)
+    except ForceNotYours as e:
+        raise Http404(_("You command no such force.")) from e
+    except InvalidOrders as e:
+        error_index = _errors_into_form(form, e.errors, fo, page)
+        return _render_card(request, viewer, page, _editor(viewer, page, card, form, error_index))
+    return _after_save(request, viewer, viewer.campaign.slug, card.key, saved, summary=summary)
+
+
+def _after_save(
+    request: HttpRequest,
+    viewer: Viewer,
+    slug: str,
+    force_key: str,
+    saved: OrdersSaved,
+    *,
+    summary: bool,
+) -> HttpResponse:
+    if not request.htmx:
+        target = "campaign:orders" if summary else "campaign:orders-force"
+        args = (slug,) if summary else (slug, force_key)
+        return HttpResponseRedirect(f"{reverse(target, args=args)}#orders-force-{force_key}")
+    page = orders_page_get_for_player(viewer=viewer, turn=saved.orders.turn)
+    card = _card_or_404(page, force_key)
+    if summary:
+        ctx: dict[str, Any] = {"card": card}
+    else:
+        ctx = _editor(viewer, page, card, _form(card))
+    ctx["saved_note"] = _saved_note(saved)
+    return render(
+        request, f"{TEMPLATE}#force-response", {**_context(viewer, page, **ctx), "oob": True}
+    )
+
+
+def _refused(
+    request: HttpRequest, viewer: Viewer, page: OrdersPage, card: ForceCard
+) -> HttpResponse:
+    """The turn closed while the player was editing: say so, and show what stays saved."""
+    turn = Turn.objects.get(pk=page.turn.pk)
+    page = orders_page_get_for_player(viewer=viewer, turn=turn)
+    card = _card_or_404(page, card.key)
+    ctx = {"card": card, "refused": _turn_closed_message(turn), "refused_key": card.key}
+    context = _context(viewer, page, **ctx)
+    if request.htmx:
+        # htmx swaps 2xx answers only; the message must reach the player
+        return render(request, f"{TEMPLATE}#force-response", {**context, "oob": True})
+    return render(request, TEMPLATE, context, status=409)
+
+
+# --- the force test --------------------------------------------------------------------------
+
+
+@require_GET
+def orders_probability(request: HttpRequest, slug: str, force_key: str) -> HttpResponse:
+    """The exact chances of the force test (R5.2) if this force asks for `change_to` now."""
+    viewer, page = _player_page(request, slug)
+    card = _card_or_404(page, force_key)
+    requested = request.GET.get("change_to") or ""
+    try:
+        status = Status(requested) if requested else None
+    except ValueError:
+        status = None
+    if status is not None and not status.is_order:
+        status = None
+    chances = (
+        force_test_chances_get(state=page.state, force=card.force, requested=status)
+        if status is not None
+        else None
+    )
+    ctx = _context(viewer, page, card=card, chances=chances, chance_only=True)
+    if request.htmx:
+        return render(request, f"{TEMPLATE}#chance", ctx)
+    return render(request, TEMPLATE, ctx)
+
+
+# --- confirming ------------------------------------------------------------------------------
+
+
+@require_POST
+def orders_confirm_view(request: HttpRequest, slug: str) -> HttpResponse:
+    """POST `action=confirm` confirms the saved orders; `action=unconfirm` withdraws the
+    confirmation (the orders stay saved)."""
+    viewer, page = _player_page(request, slug)
+    action = request.POST.get("action")
+    if action not in ("confirm", "unconfirm"):
+        return HttpResponse(_("Unknown action."), status=400)
+    message, errors, code = "", [], 200
+    try:
+        if action == "confirm":
+            orders_confirm(player=page.player, turn=page.turn, user=request.user)
+            message = _(
+                "Your orders for turn %(number)s are confirmed. You can still change them until "
+                "the turn closes."
+            ) % {"number": page.turn.number}
+        else:
+            orders_unconfirm(player=page.player, turn=page.turn, user=request.user)
+            message = _("Confirmation withdrawn: your orders stay saved.")
+    except TurnNotOpen:
+        message, code = _turn_closed_message(Turn.objects.get(pk=page.turn.pk)), 409
+    except InvalidOrders as e:
+        errors, code = e.errors, 400
+    if not request.htmx and code == 200:
+        return HttpResponseRedirect(reverse("campaign:orders", args=(slug,)))
+    page = orders_page_get_for_player(viewer=viewer, turn=Turn.objects.get(pk=page.turn.pk))
+    ctx = _context(
+        viewer,
+        page,
+        status_message=message,
+        status_error=code != 200,
+        status_errors=[_status_error(page, e) for e in errors],
+    )
+    if request.htmx:
+        return render(request, f"{TEMPLATE}#status", ctx)
+    return render(request, TEMPLATE, ctx, status=code)
+
+
+def _status_error(page: OrdersPage, err: OrderError) -> str:
+    card = page.card(err.force_id or "")
+    if card is None:
+        return err.message
+    msg = order_error_message(
+        err, card.orders or ForceOrders(card.key), card, page.state.scenario or ""
+    )
+    return _("%(force)s: %(message)s") % {"force": card.name, "message": msg}
+
+
+urlpatterns = [
+    path("", orders, name="orders"),
+    path("confirm/", orders_confirm_view, name="orders-confirm"),
+    path("force/<str:force_key>/", orders_force, name="orders-force"),
+    path("force/<str:force_key>/path/", orders_path, name="orders-path"),
+    path("force/<str:force_key>/chances/", orders_probability, name="orders-probability"),
+]

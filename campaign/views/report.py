@@ -1,0 +1,137 @@
+"""The turn report with its dice ledger and replay check, the GM inbox, and the export download.
+
+What each viewer may see is decided in `campaign.report`; these views only ask who is asking
+and render what it returns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from battles.models import Battle
+from campaign.access import Viewer, campaign_viewer, require_gm
+from campaign.exchange import export_json
+from campaign.models import Turn
+from campaign.report import (
+    ReplayCheck,
+    campaign_export_for_viewer,
+    inbox_get,
+    turn_replay_for_viewer,
+    turn_report_get,
+)
+
+
+@never_cache
+@require_GET
+def report(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """The narrative and dice ledger of one turn; `?phase=` filters the ledger (htmx swaps
+    only the ledger)."""
+    viewer = campaign_viewer(request, slug)
+    turn = Turn.objects.filter(campaign=viewer.campaign, number=number).first()
+    if turn is None:
+        # the navigation links the campaign's turn number, which runs one past the last turn
+        # once the campaign has ended
+        latest = viewer.campaign.turns.order_by("-number").first()
+        if latest is None or number != viewer.campaign.turn_number:
+            raise Http404("No such turn.")
+        return redirect("campaign:report", slug, latest.number)
+    context = _report_context(request, viewer, turn)
+    if request.htmx and request.htmx.target == "ledger":
+        return render(request, "campaign/report.html#ledger", context)
+    return render(request, "campaign/report.html", context)
+
+
+@never_cache
+@require_POST
+def replay(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """Re-run a resolved turn from its stored inputs and seed and compare it with what was
+    stored: any member may run this check."""
+    viewer = campaign_viewer(request, slug)
+    turn = get_object_or_404(Turn, campaign=viewer.campaign, number=number)
+    check: ReplayCheck | None = None
+    refused = ""
+    if turn.status == Turn.Status.RESOLVED:
+        check = turn_replay_for_viewer(turn=turn, viewer=viewer)
+    else:
+        refused = _("A turn can be replayed once it is resolved.")
+    if request.htmx:  # htmx swaps only 2xx answers: the refusal is shown in place
+        context = {"campaign": viewer.campaign, "turn": turn, "check": check, "refused": refused}
+        return render(request, "campaign/report.html#replay-result", context)
+    context = _report_context(request, viewer, turn) | {"check": check, "refused": refused}
+    return render(request, "campaign/report.html", context, status=409 if refused else 200)
+
+
+@never_cache
+@require_GET
+def inbox(request: HttpRequest, slug: str) -> HttpResponse:
+    """For the GM: everything that holds up the current turn, each with a link to where it is
+    settled."""
+    viewer = campaign_viewer(request, slug)
+    require_gm(viewer)
+    box = inbox_get(campaign=viewer.campaign)
+    overview = reverse("campaign:detail", args=[viewer.campaign.slug])
+    items = [
+        {
+            "item": item,
+            "url": _battle_url(item.battle) if item.battle is not None else overview,
+            "link": _("Open the battle") if item.battle is not None else _("Open the overview"),
+        }
+        for item in box.items
+    ]
+    context = {"campaign": viewer.campaign, "viewer": viewer, "inbox": box, "items": items}
+    if request.htmx:
+        return render(request, "campaign/inbox.html#inbox-items", context)
+    return render(request, "campaign/inbox.html", context)
+
+
+@never_cache
+@require_GET
+def export(request: HttpRequest, slug: str) -> HttpResponse:
+    """The campaign as JSON: all of it for the GM, what his side may see for anyone else."""
+    viewer = campaign_viewer(request, slug)
+    data = campaign_export_for_viewer(campaign=viewer.campaign, viewer=viewer)
+    response = HttpResponse(export_json(data), content_type="application/json; charset=utf-8")
+    who = "full" if viewer.is_gm else (viewer.player.key if viewer.player else viewer.role)
+    response["Content-Disposition"] = f'attachment; filename="{slug}-{who}.json"'
+    return response
+
+
+def _report_context(request: HttpRequest, viewer: Viewer, turn: Turn) -> dict[str, Any]:
+    report = turn_report_get(turn=turn, viewer=viewer)
+    phases = dict(report.phases)
+    phase = request.GET.get("phase", "")
+    if phase not in phases:
+        phase = ""
+    return {
+        "campaign": viewer.campaign,
+        "viewer": viewer,
+        "turn": turn,
+        "turns": list(viewer.campaign.turns.order_by("number").only("number", "status")),
+        "report": report,
+        "phases": report.phases,
+        "phase": phase,
+        "rolls": report.rolls_in(phase),
+        "resolved": turn.status == Turn.Status.RESOLVED,
+    }
+
+
+def _battle_url(battle: Battle) -> str:
+    """The battle's page if the battles app has one, else its admin page."""
+    for args in (
+        (battle.campaign.slug, battle.key),
+        (battle.campaign.slug, battle.pk),
+        (battle.key,),
+        (battle.pk,),
+    ):
+        try:
+            return reverse("battles:detail", args=args)
+        except NoReverseMatch:
+            continue
+    return reverse("admin:battles_battle_change", args=[battle.pk])

@@ -1,0 +1,418 @@
+"""Notification services: who is told what about a turn, by email, once.
+
+Every message is first written to the delivery log (`Notification`, unique per user, turn,
+kind and key) and only then sent, under a row lock, so that a task retried after a crash, or
+run twice, never sends the same message twice. A user who opted out gets a log row marked
+so, and no email. Mail goes through Django's default mailer (`MAILERS`: the console unless a
+deployment configures SMTP).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.mail import EmailMessage
+from django.db import transaction
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+
+from battles.models import Battle
+from campaign.access import Viewer
+from campaign.models import Campaign, Membership, Orders, Turn, TurnResolution
+from notifications.digest import digest_for, force_names, player_names
+from notifications.models import Kind, Notification, NotificationPreference
+
+log = logging.getLogger(__name__)
+
+REMINDER_BEFORE = timedelta(hours=24)
+
+
+class DeliveryFailed(RuntimeError):
+    """Some messages could not be handed to the mailer; a retry sends only those."""
+
+
+# --- preferences -----------------------------------------------------------------------------
+
+
+def preference_enabled(*, user, kind: str) -> bool:
+    """Whether `user` wants notifications of `kind`: no to all of them wins, then the kind's
+    own choice; with no choice made, yes."""
+    prefs = dict(
+        NotificationPreference.objects.filter(
+            user=user, kind__in=[NotificationPreference.ALL, kind]
+        ).values_list("kind", "enabled")
+    )
+    if prefs.get(NotificationPreference.ALL) is False:
+        return False
+    return prefs.get(kind, True)
+
+
+@transaction.atomic
+def preference_set(*, user, kind: str, enabled: bool) -> NotificationPreference:
+    if kind not in dict(NotificationPreference.KINDS):
+        raise ValueError(f"Unknown notification kind {kind!r}.")
+    pref, _created = NotificationPreference.objects.update_or_create(
+        user=user, kind=kind, defaults={"enabled": enabled}
+    )
+    return pref
+
+
+# --- sending ---------------------------------------------------------------------------------
+
+
+def notification_send(
+    *,
+    user,
+    turn: Turn,
+    kind: str,
+    subject: str,
+    body: str,
+    url: str = "",
+    key: str = "",
+) -> Notification:
+    """Log and send one message, once: a message already sent (or skipped) for the same user,
+    turn, kind and key is left as it is; one that failed is tried again."""
+    notification, _created = Notification.objects.get_or_create(
+        user=user,
+        turn=turn,
+        kind=kind,
+        key=key,
+        defaults={
+            "campaign_id": turn.campaign_id,
+            "subject": subject[:200],
+            "body": body,
+            "url": url,
+        },
+    )
+    if notification.status not in (Notification.Status.PENDING, Notification.Status.FAILED):
+        return notification
+    with transaction.atomic():
+        # a concurrent run holding the row is sending it: leave it to that run
+        locked = (
+            Notification.objects.select_for_update(skip_locked=True)
+            .filter(
+                pk=notification.pk,
+                status__in=[Notification.Status.PENDING, Notification.Status.FAILED],
+            )
+            .first()
+        )
+        if locked is None:
+            notification.refresh_from_db()
+            return notification
+        _deliver(locked, user)
+        locked.save(update_fields=["status", "error", "sent_at"])
+    return locked
+
+
+def _deliver(n: Notification, user) -> None:
+    if not preference_enabled(user=user, kind=n.kind):
+        n.status, n.error = Notification.Status.SKIPPED_OPT_OUT, ""
+        return
+    if not user.email:
+        n.status, n.error = Notification.Status.SKIPPED_NO_EMAIL, ""
+        return
+    message = EmailMessage(subject=n.subject, body=n.body, to=[user.email])
+    try:
+        message.send()
+    except Exception as e:  # noqa: BLE001 - any mailer failure is logged and retried
+        log.warning("notification %s to %s failed: %s", n.pk, user.email, e)
+        n.status, n.error = Notification.Status.FAILED, f"{type(e).__name__}: {e}"[:2000]
+        return
+    n.status, n.error, n.sent_at = Notification.Status.SENT, "", timezone.now()
+
+
+def _raise_if_failed(sent: list[Notification]) -> list[Notification]:
+    failed = [n for n in sent if n.status == Notification.Status.FAILED]
+    if failed:
+        raise DeliveryFailed(
+            f"{len(failed)} of {len(sent)} notifications failed: {failed[0].error}"
+        )
+    return sent
+
+
+@dataclass(frozen=True)
+class _Message:
+    subject: str
+    body: str
+    url: str
+
+
+def _absolute(path: str) -> str:
+    base = getattr(settings, "SITE_URL", "") or "http://127.0.0.1:8000"
+    return base.rstrip("/") + path
+
+
+def _campaign_url(campaign: Campaign) -> str:
+    return _absolute(reverse("campaign:detail", args=[campaign.slug]))
+
+
+def _render(template: str, context: dict[str, Any]) -> str:
+    return render_to_string(
+        f"notifications/email/{template}.txt",
+        {**context, "log_url": _absolute(reverse("notifications:log"))},
+    ).strip()
+
+
+def _members(
+    campaign: Campaign, *, roles: Iterable[str], player_keys: Iterable[str] | None = None
+) -> list[Membership]:
+    qs = Membership.objects.filter(campaign=campaign, role__in=list(roles)).select_related(
+        "user", "player__side"
+    )
+    if player_keys is not None:
+        qs = qs.filter(player__key__in=list(player_keys))
+    return list(qs.order_by("pk"))
+
+
+def _in_language(fn):
+    """Emails are written in the site's language, whatever the request that caused them."""
+
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        with translation.override(settings.LANGUAGE_CODE):
+            return fn(*args, **kwargs)
+
+    return wrapped
+
+
+def _deadline_key(turn: Turn) -> str:
+    return turn.deadline.isoformat() if turn.deadline else ""
+
+
+# --- the notifications -----------------------------------------------------------------------
+
+
+@_in_language
+def notify_turn_opened(*, turn_id: int) -> list[Notification]:
+    """Tell the players of an open turn that orders are wanted, and by when. One message per
+    deadline: when the GM sets or moves it, players hear of the new one."""
+    turn = Turn.objects.select_related("campaign").filter(pk=turn_id).first()
+    if turn is None or turn.status != Turn.Status.OPEN:
+        return []
+    campaign = turn.campaign
+    url = _campaign_url(campaign)
+    key = _deadline_key(turn)
+    changed = Notification.objects.filter(turn=turn, kind=Kind.TURN_OPENED).exclude(key=key)
+    sent = []
+    for m in _members(campaign, roles=[Membership.Role.PLAYER]):
+        if m.player is None or m.player.surrendered:
+            continue
+        context = {
+            "campaign": campaign,
+            "turn": turn,
+            "player": m.player,
+            "user": m.user,
+            "url": url,
+            "deadline_changed": changed.filter(user=m.user).exists(),
+        }
+        if context["deadline_changed"]:
+            subject = _("%(campaign)s: the deadline of turn %(turn)s has changed") % {
+                "campaign": campaign.name,
+                "turn": turn.number,
+            }
+        else:
+            subject = _("%(campaign)s: turn %(turn)s is open for orders") % {
+                "campaign": campaign.name,
+                "turn": turn.number,
+            }
+        sent.append(
+            notification_send(
+                user=m.user,
+                turn=turn,
+                kind=Kind.TURN_OPENED,
+                key=key,
+                subject=subject,
+                body=_render("turn_opened", context),
+                url=url,
+            )
+        )
+    return _raise_if_failed(sent)
+
+
+@_in_language
+def notify_reminders_due(*, now: datetime | None = None) -> list[Notification]:
+    """Remind the players who have not confirmed their orders, once per deadline, when it is
+    24 hours away or less. A turn opened with less than a day to go has no reminder (the
+    turn-opened message says it all); a paused turn none until it is resumed."""
+    now = now or timezone.now()
+    turns = Turn.objects.select_related("campaign").filter(
+        status=Turn.Status.OPEN,
+        paused=False,
+        deadline__gt=now,
+        deadline__lte=now + REMINDER_BEFORE,
+    )
+    sent = []
+    for turn in turns:
+        if turn.opened_at is not None and turn.deadline - turn.opened_at <= REMINDER_BEFORE:
+            continue
+        confirmed = set(
+            Orders.objects.filter(turn=turn, status=Orders.Status.CONFIRMED).values_list(
+                "player_id", flat=True
+            )
+        )
+        url = _campaign_url(turn.campaign)
+        for m in _members(turn.campaign, roles=[Membership.Role.PLAYER]):
+            if m.player is None or m.player.surrendered or m.player_id in confirmed:
+                continue
+            sent.append(
+                notification_send(
+                    user=m.user,
+                    turn=turn,
+                    kind=Kind.REMINDER,
+                    key=_deadline_key(turn),
+                    subject=_("%(campaign)s: orders for turn %(turn)s are due within a day")
+                    % {"campaign": turn.campaign.name, "turn": turn.number},
+                    body=_render(
+                        "reminder",
+                        {
+                            "campaign": turn.campaign,
+                            "turn": turn,
+                            "player": m.player,
+                            "user": m.user,
+                            "url": url,
+                            "saved": Orders.objects.filter(turn=turn, player=m.player).exists(),
+                        },
+                    ),
+                    url=url,
+                )
+            )
+    return _raise_if_failed(sent)
+
+
+@_in_language
+def notify_battle(*, battle_id: int) -> list[Notification]:
+    """Tell the players whose forces fight a battle that it is waiting to be fought."""
+    battle = Battle.objects.select_related("turn__campaign").filter(pk=battle_id).first()
+    if battle is None:
+        return []
+    turn, campaign = battle.turn, battle.turn.campaign
+    sides = [
+        (s.get("side", ""), list(s.get("players", ())), list(s.get("forces", ())))
+        for s in battle.pack.get("sides", ())
+    ]
+    involved = {p for _side, players, _forces in sides for p in players}
+    resolution = TurnResolution.objects.filter(turn=turn, stage=TurnResolution.Stage.TURN).first()
+    states = [resolution.state_before] if resolution is not None else []
+    forces, players = force_names(states), player_names(states)
+    url = _campaign_url(campaign)
+    sent = []
+    for m in _members(campaign, roles=[Membership.Role.PLAYER], player_keys=involved):
+        mine = [s for s in sides if m.player.key in s[1]]
+        theirs = [s for s in sides if m.player.key not in s[1]]
+        context = {
+            "campaign": campaign,
+            "turn": turn,
+            "battle": battle,
+            "user": m.user,
+            "url": url,
+            # forces in a battle stand in one square: each side sees the other's
+            "own_forces": [forces.get(f["force_id"], f["force_id"]) for s in mine for f in s[2]],
+            "enemy_forces": [
+                forces.get(f["force_id"], f["force_id"]) for s in theirs for f in s[2]
+            ],
+            "enemy_players": [players.get(p, p) for s in theirs for p in s[1]],
+        }
+        sent.append(
+            notification_send(
+                user=m.user,
+                turn=turn,
+                kind=Kind.BATTLE,
+                key=battle.key,
+                subject=_("%(campaign)s: battle at (%(x)s, %(y)s) on turn %(turn)s")
+                % {"campaign": campaign.name, "x": battle.x, "y": battle.y, "turn": turn.number},
+                body=_render("battle", context),
+                url=url,
+            )
+        )
+    return _raise_if_failed(sent)
+
+
+@_in_language
+def notify_missing_orders(*, turn_id: int) -> list[Notification]:
+    """Tell each player whose forces acted under the missing-orders policy (they kept their
+    status and did not move) which forces did."""
+    turn = Turn.objects.select_related("campaign").filter(pk=turn_id).first()
+    resolution = TurnResolution.objects.filter(
+        turn_id=turn_id, stage=TurnResolution.Stage.TURN
+    ).first()
+    if turn is None or resolution is None:
+        return []
+    held: dict[str, list[str]] = {}
+    for e in resolution.events:
+        if e.get("type") == "OrdersMissing":
+            held.setdefault(e["owner"], []).append(e["force_id"])
+    if not held:
+        return []
+    names = force_names([resolution.state_before])
+    url = _campaign_url(turn.campaign)
+    sent = []
+    for m in _members(turn.campaign, roles=[Membership.Role.PLAYER], player_keys=held):
+        forces = [names.get(f, f) for f in held[m.player.key]]
+        sent.append(
+            notification_send(
+                user=m.user,
+                turn=turn,
+                kind=Kind.MISSING_ORDERS,
+                subject=_("%(campaign)s: your forces had no orders on turn %(turn)s")
+                % {"campaign": turn.campaign.name, "turn": turn.number},
+                body=_render(
+                    "missing_orders",
+                    {
+                        "campaign": turn.campaign,
+                        "turn": turn,
+                        "user": m.user,
+                        "forces": forces,
+                        "policy": turn.campaign.get_missing_orders_policy_display(),
+                        "url": url,
+                    },
+                ),
+                url=url,
+            )
+        )
+    return _raise_if_failed(sent)
+
+
+@_in_language
+def notify_turn_resolved(*, turn_id: int) -> list[Notification]:
+    """Send every member of the campaign the digest of a resolved turn, each filtered by fog of
+    war for him (`notifications.digest`)."""
+    turn = Turn.objects.select_related("campaign").filter(pk=turn_id).first()
+    if turn is None or turn.status != Turn.Status.RESOLVED:
+        return []
+    campaign = turn.campaign
+    url = _absolute(reverse("campaign:report", args=[campaign.slug, turn.number]))
+    next_turn = campaign.turns.filter(number__gt=turn.number).order_by("number").first()
+    sent = []
+    for m in _members(campaign, roles=Membership.Role.values):
+        viewer = Viewer(campaign, m.user, m.role, m.player)
+        digest = digest_for(turn=turn, viewer=viewer)
+        sent.append(
+            notification_send(
+                user=m.user,
+                turn=turn,
+                kind=Kind.TURN_RESOLVED,
+                subject=_("%(campaign)s: turn %(turn)s has been resolved")
+                % {"campaign": campaign.name, "turn": turn.number},
+                body=_render(
+                    "turn_resolved",
+                    {
+                        "campaign": campaign,
+                        "turn": turn,
+                        "user": m.user,
+                        "digest": digest,
+                        "next_turn": next_turn,
+                        "url": url,
+                    },
+                ),
+                url=url,
+            )
+        )
+    return _raise_if_failed(sent)

@@ -1,0 +1,165 @@
+"""A real Celery worker, on the real broker, resolves a turn.
+
+The worker is started as a subprocess (`celery -A config worker --pool=solo …`) and pointed
+at pytest-django's test database through DATABASE_URL; the test's data is committed
+(`transaction=True`) so the worker sees it. The worker and the test keep to a queue of their
+own (CELERY_QUEUE, see config/celery.py), so that a broker shared with other test runs or a
+development worker neither steals nor feeds this test's messages. The worker is stopped with
+SIGTERM to its PID."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from campaign import services
+from campaign.models import Turn, TurnResolution
+from campaign.tasks import turn_resolve_task
+from config import celery_app
+from notifications.models import Kind, Notification
+
+BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
+
+pytestmark = [
+    pytest.mark.celery,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        not BROKER_URL or BROKER_URL.startswith("memory://"),
+        reason="no broker configured (set CELERY_BROKER_URL, as `./run tests` does)",
+    ),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql",
+        reason="the worker must share the test database: needs PostgreSQL, not in-memory SQLite",
+    ),
+]
+
+WAIT = 60  # seconds: bounded, a worker that never answers fails the test
+
+
+@dataclass
+class Worker:
+    process: subprocess.Popen
+    queue: str
+    log: Path
+
+    def output(self, tail: int = 4000) -> str:
+        return self.log.read_text(errors="replace")[-tail:]
+
+
+def _test_database_url() -> str:
+    s = connection.settings_dict
+    auth = quote(s["USER"] or "", safe="")
+    if s["PASSWORD"]:
+        auth += ":" + quote(s["PASSWORD"], safe="")
+    host = s["HOST"] or "localhost"
+    port = f":{s['PORT']}" if s["PORT"] else ""
+    return f"postgres://{auth}{'@' if auth else ''}{host}{port}/{quote(s['NAME'], safe='')}"
+
+
+@pytest.fixture
+def not_eager() -> Iterator[None]:
+    conf = celery_app.conf
+    saved = conf.task_always_eager
+    conf.task_always_eager = False
+    yield
+    conf.task_always_eager = saved
+
+
+@pytest.fixture
+def worker(tmp_path: Path, not_eager) -> Iterator[Worker]:
+    queue = f"fw-test-{uuid.uuid4().hex[:12]}"
+    log = tmp_path / "worker.log"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": _test_database_url(),
+        "CELERY_BROKER_URL": BROKER_URL,
+        "CELERY_QUEUE": queue,  # the tasks the worker queues stay on this queue too
+    }
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--pool=solo",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "--loglevel=INFO",
+                "-Q",
+                queue,
+            ],
+            cwd=settings.BASE_DIR,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        yield Worker(process, queue, log)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()  # by its PID, as SIGTERM was
+            process.wait(timeout=10)
+        with celery_app.connection_for_write() as conn:
+            conn.default_channel.queue_delete(queue)  # leave nothing behind on the broker
+
+
+def _wait_for(check: Callable[[], bool], worker: Worker, what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        if check():
+            return
+        if worker.process.poll() is not None:
+            pytest.fail(f"the worker exited ({worker.process.returncode}):\n{worker.output()}")
+        time.sleep(0.25)
+    pytest.fail(f"no {what} within {WAIT} s; the worker said:\n{worker.output()}")
+
+
+def test_a_real_worker_resolves_a_turn(cast, worker):
+    turn = services.turn_close(turn=services.turn_current(campaign=cast.campaign), seed=5)
+
+    turn_resolve_task.apply_async((turn.pk,), queue=worker.queue)
+    turn_resolve_task.apply_async((turn.pk,), queue=worker.queue)  # a duplicate: still once
+
+    # the demo's turn 1 has no battle: the worker goes on to Phases 4–8 by itself
+    _wait_for(
+        lambda: Turn.objects.get(pk=turn.pk).status == Turn.Status.RESOLVED,
+        worker,
+        "resolved turn",
+    )
+    resolutions = TurnResolution.objects.filter(turn=turn)
+    assert resolutions.filter(stage=TurnResolution.Stage.TURN).count() == 1
+    assert resolutions.filter(stage=TurnResolution.Stage.AFTER).count() == 1
+    nxt = services.turn_current(campaign=cast.campaign)
+    assert (nxt.number, nxt.status) == (2, Turn.Status.OPEN)
+
+    # the digests are the worker's too: one per member, logged by the notification task
+    members = cast.campaign.memberships.count()
+    _wait_for(
+        lambda: Notification.objects.filter(turn=turn, kind=Kind.TURN_RESOLVED).count() == members,
+        worker,
+        "digest for every member",
+    )
+    # the duplicate found the turn taken, and said so
+    assert "campaign.turn_resolve" in worker.output(tail=10**7)
+    assert "succeeded" in worker.output(tail=10**7)
+    assert ": 'skipped'" in worker.output(tail=10**7)

@@ -1,0 +1,281 @@
+"""The campaign overview (`campaign:detail`) and its live turn panel (`campaign:turn-status`)
+for the whole cast: the state machine everyone sees, the GM's controls and who may use them,
+and the htmx polling that runs while the turn is busy and stops once it has settled."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from campaign import services, services_turn
+from campaign.models import Orders, Turn
+from config import celery_app
+
+pytestmark = pytest.mark.django_db
+
+MEMBERS = ("gm", "side_a", "side_b", "observer")
+POLL = 'hx-trigger="every 2s"'
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture(autouse=True)
+def eager():
+    conf = celery_app.conf
+    saved = conf.task_always_eager, conf.task_eager_propagates
+    conf.task_always_eager, conf.task_eager_propagates = True, True
+    yield
+    conf.task_always_eager, conf.task_eager_propagates = saved
+
+
+@pytest.fixture
+def turn(cast) -> Turn:
+    return services.turn_current(campaign=cast.campaign)
+
+
+def _detail() -> str:
+    return reverse("campaign:detail", args=["incursion"])
+
+
+def _status() -> str:
+    return reverse("campaign:turn-status", args=["incursion"])
+
+
+def _set_status(turn: Turn, status: str) -> None:
+    Turn.objects.filter(pk=turn.pk).update(status=status)
+
+
+# --- the page --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("who", MEMBERS)
+def test_members_see_the_turn_and_its_steps(cast, turn, who):
+    services_turn.turn_open(
+        turn=turn, deadline=datetime(2099, 7, 1, 12, 0, tzinfo=UTC), timezone="Europe/Rome"
+    )
+
+    response = cast.client(who).get(_detail())
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Turn 1, day 0" in html
+    for label in ("Orders open", "Closed", "Resolving phases 0–2", "Battles pending"):
+        assert label in html
+    assert '<li class="current" aria-current="step">Orders open</li>' in html
+    # the deadline in the turn's time zone and in UTC
+    assert "Wednesday 1 July 2099, 14:00 (Europe/Rome)" in html
+    assert "Wednesday 1 July 2099, 12:00 UTC" in html
+    assert POLL not in html  # an open turn is not polled
+
+
+@pytest.mark.parametrize(("who", "status"), [("outsider", 404), ("anonymous", 302)])
+def test_others_do_not_see_the_page(cast, who, status):
+    for url in (_detail(), _status()):
+        response = cast.client(who).get(url)
+        assert response.status_code == status
+        if status == 302:
+            assert response["Location"].startswith("/accounts/login/")
+
+
+def test_only_the_gm_sees_the_controls_and_who_has_orders(cast, turn):
+    raiders = cast.campaign.players.get(key="raiders")
+    saved = Orders.objects.get(turn=turn, player=raiders)
+    services.orders_submit(player=raiders, turn=turn, data=saved.data, confirm=True)
+
+    gm = cast.client("gm").get(_detail()).content.decode()
+    assert "Players' orders" in gm
+    assert '<li data-orders="confirmed">The Grey Fell Clans: confirmed</li>' in gm
+    assert '<li data-orders="saved">The March of Ashbury: saved, not confirmed</li>' in gm
+    for control in ("Set the deadline", "Extend the deadline", "Pause the turn", "Close the turn"):
+        assert control in gm
+    assert "csrfmiddlewaretoken" in gm
+    # the GM sees whether orders exist, never what they say
+    assert "retreat" not in gm and "[4, 5]" not in gm
+
+    for who in ("side_a", "side_b", "observer"):
+        html = cast.client(who).get(_detail()).content.decode()
+        assert "Players' orders" not in html and "data-orders" not in html
+        assert "Set the deadline" not in html and 'name="action"' not in html
+    assert "Your orders" in cast.client("side_a").get(_detail()).content.decode()
+    assert "Confirmed." in cast.client("side_a").get(_detail()).content.decode()
+    assert "Saved, not yet confirmed." in cast.client("side_b").get(_detail()).content.decode()
+
+
+def test_the_seed_hash_is_shown_before_resolution_and_the_seed_after(cast, turn):
+    services.turn_close(turn=turn, seed=5)
+    turn = Turn.objects.get(pk=turn.pk)
+    html = cast.client("side_a").get(_detail()).content.decode()
+    assert turn.seed_hash in html
+    assert "kept secret until the turn is resolved" in html
+    assert "5, revealed" not in html
+
+    services.turn_resolve(turn_id=turn.pk)
+    services.turn_resolve_after_battles(turn_id=turn.pk)
+    html = cast.client("side_a").get(_detail()).content.decode()
+    assert "Turn 2, day 1" in html
+    assert f"Seed 5; its hash was {turn.seed_hash}." in html
+
+
+# --- the live panel --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("status", ["closed", "resolving", "resolving-after"])
+@pytest.mark.parametrize("who", MEMBERS)
+def test_the_panel_polls_while_the_turn_is_busy(cast, turn, who, status):
+    _set_status(turn, status)
+
+    page = cast.client(who).get(_detail()).content.decode()
+    fragment = cast.client(who).get(_status(), **HTMX)
+
+    assert POLL in page
+    assert f'hx-get="{_status()}"' in page
+    assert fragment.status_code == 200
+    html = fragment.content.decode()
+    assert POLL in html and 'id="turn-panel"' in html
+    assert "<html" not in html  # the fragment alone
+
+
+@pytest.mark.parametrize("who", MEMBERS)
+def test_the_panel_stops_polling_once_the_turn_is_resolved(cast, turn, who):
+    services.turn_close(turn=turn, seed=5)
+    services.turn_resolve(turn_id=turn.pk)
+    services.turn_resolve_after_battles(turn_id=turn.pk)
+
+    fragment = cast.client(who).get(_status(), **HTMX)
+
+    assert fragment.status_code == 286  # htmx stops polling
+    html = fragment.content.decode()
+    assert "hx-trigger" not in html and "hx-get" not in html
+    assert "Turn 2, day 1" in html  # the panel it swaps in shows the next turn
+
+
+def test_the_panel_does_not_poll_while_battles_wait_for_results(cast, turn):
+    services.turn_close(turn=turn, seed=5)
+    services.turn_resolve(turn_id=turn.pk)  # the demo's turn 1 has no battle…
+    assert POLL in cast.client("gm").get(_detail()).content.decode()  # …so 4–8 come next
+
+    from battles.models import Battle
+
+    Battle.objects.create(
+        campaign=cast.campaign, turn=turn, key="t1-b1", x=5, y=6, pack={"sides": []}
+    )
+    fragment = cast.client("gm").get(_status(), **HTMX)
+    assert fragment.status_code == 286
+    assert "1 battle is waiting for its result." in fragment.content.decode()
+
+
+def test_the_panel_without_htmx_is_a_plain_page_fragment(cast, turn):
+    response = cast.client("observer").get(_status())
+    assert response.status_code == 200
+    assert b'id="turn-panel"' in response.content
+
+
+# --- the GM's controls -----------------------------------------------------------------------
+
+
+def test_the_gm_sets_the_deadline_from_the_page(cast, turn):
+    gm = cast.client("gm")
+    response = gm.post(
+        _detail(), {"action": "deadline", "deadline": "2099-03-01T09:30", "timezone": "Asia/Tokyo"}
+    )
+
+    assert response.status_code == 302 and response["Location"] == _detail()
+    turn = Turn.objects.get(pk=turn.pk)
+    assert turn.deadline == datetime(2099, 3, 1, 0, 30, tzinfo=UTC)
+    assert turn.timezone == "Asia/Tokyo"
+    page = gm.get(_detail()).content.decode()
+    assert "The deadline is set." in page
+    assert 'value="2099-03-01T09:30"' in page  # the form shows it back in its zone
+
+
+def test_the_gm_pauses_resumes_and_extends(cast, turn):
+    gm = cast.client("gm")
+    services_turn.turn_open(turn=turn, deadline=timezone.now() + timedelta(days=2), timezone="UTC")
+    deadline = Turn.objects.get(pk=turn.pk).deadline
+
+    assert gm.post(_detail(), {"action": "pause"}).status_code == 302
+    assert Turn.objects.get(pk=turn.pk).paused
+    assert "Resume the turn" in gm.get(_detail()).content.decode()
+    assert gm.post(_detail(), {"action": "resume"}).status_code == 302
+    assert gm.post(_detail(), {"action": "extend", "days": "2", "hours": "3"}).status_code == 302
+
+    turn = Turn.objects.get(pk=turn.pk)
+    assert not turn.paused and turn.extensions == 1
+    assert turn.deadline - deadline >= timedelta(days=2, hours=3)
+
+
+def test_a_refused_control_is_shown_clearly(cast, turn):
+    response = cast.client("gm").post(_detail(), {"action": "extend", "days": "1", "hours": "0"})
+
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'role="alert"' in html
+    assert "Turn 1 has no deadline to extend: set one first." in html
+
+    too_long = cast.client("gm").post(_detail(), {"action": "extend", "days": "9", "hours": "0"})
+    assert too_long.status_code == 400
+    assert "Ensure this value is less than or equal to 7." in too_long.content.decode()
+
+    bad = cast.client("gm").post(
+        _detail(), {"action": "deadline", "deadline": "2000-01-01T00:00", "timezone": "UTC"}
+    )
+    assert bad.status_code == 400
+    assert "The deadline must be in the future." in bad.content.decode()
+
+
+def test_the_gm_closes_the_turn_and_it_resolves(cast, turn, django_capture_on_commit_callbacks):
+    gm = cast.client("gm")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = gm.post(_detail(), {"action": "close"})
+
+    assert response.status_code == 302
+    turn = Turn.objects.get(pk=turn.pk)
+    assert turn.status == Turn.Status.RESOLVED  # eager tasks; no battle in the demo's turn 1
+    page = gm.get(_detail()).content.decode()
+    assert "The turn is closed and its resolution has started." in page
+    assert "Turn 2, day 1" in page
+
+
+def test_advance_at_battles_pending_says_why_not(cast, turn):
+    from battles.models import Battle
+
+    services.turn_close(turn=turn, seed=5)
+    services.turn_resolve(turn_id=turn.pk)
+    Battle.objects.create(
+        campaign=cast.campaign, turn=turn, key="t1-b1", x=5, y=6, pack={"sides": []}
+    )
+
+    response = cast.client("gm").post(_detail(), {"action": "advance"})
+
+    assert response.status_code == 400
+    assert "still waits for the result of 1 battles" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("who", "status"),
+    [("side_a", 403), ("side_b", 403), ("observer", 403), ("outsider", 404), ("anonymous", 302)],
+)
+@pytest.mark.parametrize("action", ["deadline", "pause", "extend", "close", "advance"])
+def test_only_the_gm_may_use_the_controls(cast, turn, who, status, action):
+    response = cast.client(who).post(
+        _detail(),
+        {"action": action, "deadline": "2099-01-01T00:00", "timezone": "UTC", "days": "1"},
+    )
+
+    assert response.status_code == status
+    turn = Turn.objects.get(pk=turn.pk)
+    assert turn.status == Turn.Status.OPEN and not turn.paused and turn.deadline is None
+
+
+def test_the_controls_need_csrf(cast, turn):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(cast.users["gm"])
+    assert client.post(_detail(), {"action": "pause"}).status_code == 403
+    assert not Turn.objects.get(pk=turn.pk).paused
+
+
+def test_the_panel_refuses_posts(cast):
+    assert cast.client("gm").post(_status()).status_code == 405
