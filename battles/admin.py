@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from battles.models import Battle
+from battles.models import Battle, BattleAudit, BattlePhoto
 from campaign.admin import pretty_json
 
 
@@ -44,3 +44,25 @@ class BattleAdmin(admin.ModelAdmin):
     @admin.display(description=_("battle pack"))
     def the_pack(self, obj: Battle) -> str:
         return pretty_json(obj.pack)
+
+
+@admin.register(BattlePhoto)
+class BattlePhotoAdmin(admin.ModelAdmin):
+    list_display = ["battle", "caption", "uploaded_by", "uploaded_at"]
+    list_select_related = ["battle", "uploaded_by"]
+
+
+@admin.register(BattleAudit)
+class BattleAuditAdmin(admin.ModelAdmin):
+    """The audit log is evidence: it can be read, never edited."""
+
+    list_display = ["battle", "action", "user", "created_at"]
+    list_filter = ["action"]
+    list_select_related = ["battle", "user"]
+    readonly_fields = ["battle", "user", "action", "note", "data", "created_at"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -12,6 +13,13 @@ class Battle(models.Model):
     class Status(models.TextChoices):
         PENDING = "pending", _("Pending")
         RESOLVED = "resolved", _("Resolved")
+
+    class Entry(models.TextChoices):
+        NONE = "none", _("No result yet")
+        ENTERED = "entered", _("Entered, awaiting confirmation")
+        CONFIRMED = "confirmed", _("Confirmed by both sides")
+        DISPUTED = "disputed", _("Disputed")
+        OVERRIDDEN = "overridden", _("Settled by the game master")
 
     class Resolver(models.TextChoices):
         TABLETOP = "tabletop", _("Tabletop")
@@ -28,6 +36,28 @@ class Battle(models.Model):
     resolver = models.CharField(max_length=10, choices=Resolver.choices, default=Resolver.TABLETOP)
     result = models.JSONField(_("result"), null=True, blank=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
+    # the tabletop entry: one player enters, the other confirms or disputes; the GM settles
+    entry = models.CharField(
+        _("result entry"), max_length=12, choices=Entry.choices, default=Entry.NONE
+    )
+    entered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    entered_at = models.DateTimeField(null=True, blank=True)
+    confirmed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    dispute_note = models.TextField(_("dispute"), blank=True)
+    report_text = models.TextField(_("battle report"), blank=True)
+    auto_at_deadline = models.BooleanField(_("auto-resolve at the deadline"), default=False)
 
     class Meta:
         ordering = ["campaign", "turn__number", "contact_order"]
@@ -37,3 +67,45 @@ class Battle(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} ({self.x}, {self.y})"
+
+
+def _photo_path(instance: BattlePhoto, filename: str) -> str:
+    return f"battles/{instance.battle.campaign.slug}/{instance.battle.key}/{filename}"
+
+
+class BattlePhoto(models.Model):
+    battle = models.ForeignKey(Battle, on_delete=models.CASCADE, related_name="photos")
+    file = models.FileField(_("photo"), upload_to=_photo_path)
+    caption = models.CharField(_("caption"), max_length=200, blank=True)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("battle photo")
+        verbose_name_plural = _("battle photos")
+
+    def __str__(self) -> str:
+        return self.caption or self.file.name
+
+
+class BattleAudit(models.Model):
+    """Every change to a battle's result: who, what, and the GM's mandatory note."""
+
+    battle = models.ForeignKey(Battle, on_delete=models.CASCADE, related_name="audit")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    action = models.CharField(_("action"), max_length=30)
+    note = models.TextField(_("note"), blank=True)
+    data = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["battle", "created_at", "pk"]
+        verbose_name = _("battle audit entry")
+        verbose_name_plural = _("battle audit log")
+
+    def __str__(self) -> str:
+        return f"{self.battle} · {self.action}"

@@ -153,6 +153,10 @@ if not CELERY_BROKER_URL:
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
 
+# Uploaded battle photos. Production serves MEDIA_ROOT from the web server.
+MEDIA_URL = "/media/"
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or BASE_DIR / "media")
+
 # Absolute links in emails (notifications) point here.
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 
