@@ -24,6 +24,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+os.environ.setdefault("CELERY_BROKER_URL", "memory://")  # tasks queue as for a worker
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 

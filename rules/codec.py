@@ -22,15 +22,21 @@ class FormatError(RulesError):
     """A JSON document that does not describe the expected object."""
 
 
+_PLAIN = (str, int, float, bool, type(None))
+
+
+@cache
+def _init_fields(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls) if f.init)
+
+
 def to_data(obj: Any) -> Any:
+    if isinstance(obj, _PLAIN) and not isinstance(obj, Enum):
+        return obj
     if isinstance(obj, GameMap):
         return _map_to_data(obj)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        out = {}
-        for f in dataclasses.fields(obj):
-            if f.init:
-                out[f.name] = to_data(getattr(obj, f.name))
-        return out
+        return {name: to_data(getattr(obj, name)) for name in _init_fields(type(obj))}
     if isinstance(obj, Enum):
         return obj.value
     if isinstance(obj, Mapping):
