@@ -20,7 +20,7 @@ from campaign import adapters, visibility
 from campaign.models import Campaign, Membership, Orders, Player, Turn, TurnResolution
 from rules.battle import BattleResult
 from rules.codec import FormatError, from_data, to_data
-from rules.dice import SeededDice, derive_seed
+from rules.dice import Dice, SeededDice, derive_seed
 from rules.errors import OrderError, RulesError
 from rules.orders import PlayerOrders, validate_orders
 from rules.phases.after_battle import validate_result
@@ -321,8 +321,16 @@ def battle_result_record(
     return battle
 
 
-def turn_resolve_after_battles(*, turn_id: int) -> Resolution:
-    """Phases 4–8 once every battle of the turn has a result; then the next turn opens."""
+# `TurnResolution.inputs` key of a Phases 4–8 run given its dice (tests): the values used
+SCRIPTED_DICE = "scripted-dice"
+
+
+def turn_resolve_after_battles(*, turn_id: int, dice: Dice | None = None) -> Resolution:
+    """Phases 4–8 once every battle of the turn has a result; then the next turn opens.
+
+    `dice` is for tests only (e.g. a `ScriptedDice`): a run given its dice is not the turn's
+    seeded run, so the values it used are stored with its inputs (`SCRIPTED_DICE`) and the
+    replay check re-uses them and says so (`campaign.exchange.turn_replay`)."""
     waiting = list(
         Battle.objects.filter(turn_id=turn_id, status=Battle.Status.PENDING).values_list(
             "key", flat=True
@@ -332,31 +340,36 @@ def turn_resolve_after_battles(*, turn_id: int) -> Resolution:
         raise ServiceError(f"Battles still without a result: {', '.join(sorted(waiting))}.")
     turn = _claim(turn_id, Turn.Status.BATTLES, Turn.Status.RESOLVING_AFTER)
     try:
-        return _resolve_phases_4_8(turn)
+        return _resolve_phases_4_8(turn, dice)
     except BaseException:
         Turn.objects.filter(pk=turn_id).update(status=Turn.Status.BATTLES)
         raise
 
 
 @transaction.atomic
-def _resolve_phases_4_8(turn: Turn) -> Resolution:
+def _resolve_phases_4_8(turn: Turn, dice: Dice | None = None) -> Resolution:
     campaign = turn.campaign
     state = adapters.state_load(campaign=campaign, turn=turn)
     results = {
         b.key: from_data(BattleResult, {**b.result, "battle_id": b.key})
         for b in Battle.objects.filter(turn=turn)
     }
-    seed = derive_seed(turn.seed, "after-battles")
-    dice = SeededDice(seed)
+    seed = derive_seed(turn.seed, "after-battles")  # stored as is, even for a scripted run
+    scripted = dice is not None
+    if dice is None:
+        dice = SeededDice(seed)
     out = resolve_after_battles(state, results, dice)
     ledger = [r.to_dict() for r in out.ledger]
     events = [e.to_dict() for e in out.events]
+    inputs: dict[str, Any] = {k: _result_data(r) for k, r in sorted(results.items())}
+    if scripted:
+        inputs[SCRIPTED_DICE] = [v for r in out.ledger for v in r.natural]
     TurnResolution.objects.create(
         turn=turn,
         stage=TurnResolution.Stage.AFTER,
         seed=seed,
         state_before=to_data(state),
-        inputs={k: _result_data(r) for k, r in sorted(results.items())},
+        inputs=inputs,
         ledger=ledger,
         events=events,
     )

@@ -128,6 +128,7 @@ LANGUAGES = [
     ("en", _("English")),
     ("it", _("Italian")),
 ]
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600  # the chosen language outlives the browser session
 LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_I18N = True
 TIME_ZONE = "UTC"

@@ -1,5 +1,3 @@
-from django.conf import settings
-from django.conf.urls.static import static
 from django.contrib import admin
 from django.urls import include, path
 
@@ -11,5 +9,5 @@ urlpatterns = [
     path("c/<slug:slug>/battles/", include("battles.urls")),
     path("", include("campaign.urls")),
 ]
-# uploaded battle photos in development; production serves MEDIA_ROOT from the web server
-urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
+# MEDIA_ROOT is never served as such: battle photos go through `battles:result-photo`, which
+# checks who is asking (a guessable media path must not bypass fog of war).

@@ -16,6 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from battles.models import Battle
+from battles.selectors import battle_items_for_inbox
 from campaign.access import Viewer, campaign_viewer, require_gm
 from campaign.exchange import export_json
 from campaign.models import Turn
@@ -77,13 +78,26 @@ def inbox(request: HttpRequest, slug: str) -> HttpResponse:
     require_gm(viewer)
     box = inbox_get(campaign=viewer.campaign)
     overview = reverse("campaign:detail", args=[viewer.campaign.slug])
+    # the battles' own items (disputed, awaiting confirmation, no result) replace the plain
+    # "no result yet" ones, and link to the result page besides the battle
+    battle_items = battle_items_for_inbox(campaign=viewer.campaign, turn=box.turn)
+    covered = {i.battle.pk for i in battle_items}
     items = [
+        {
+            "item": i,
+            "url": _battle_url(i.battle),
+            "link": _("Open the battle"),
+            "result_url": reverse("battles:result", args=[viewer.campaign.slug, i.battle.key]),
+        }
+        for i in battle_items
+    ] + [
         {
             "item": item,
             "url": _battle_url(item.battle) if item.battle is not None else overview,
             "link": _("Open the battle") if item.battle is not None else _("Open the overview"),
         }
         for item in box.items
+        if not (item.kind == "battle-pending" and item.battle and item.battle.pk in covered)
     ]
     context = {"campaign": viewer.campaign, "viewer": viewer, "inbox": box, "items": items}
     if request.htmx:

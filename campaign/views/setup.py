@@ -1085,11 +1085,13 @@ def roster_force(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     change is checked against R2.5 and R2.6 and refused beside its field."""
     viewer = campaign_viewer(request, slug)
     campaign = viewer.campaign
-    force = get_object_or_404(Force.objects.select_related("owner"), campaign=campaign, key=key)
-    if not viewer.is_gm and not (
-        viewer.is_player and viewer.player is not None and force.owner_id == viewer.player.pk
-    ):
-        raise NotAllowed(_("You can open only your own forces."))
+    forces = Force.objects.select_related("owner").filter(campaign=campaign)
+    if not viewer.is_gm:
+        if not viewer.is_player:
+            raise NotAllowed(_("You can open only your own forces."))
+        # another army's force answers like a missing one: its existence is not revealed
+        forces = forces.filter(owner=viewer.player)
+    force = get_object_or_404(forces, key=key)
     action = request.POST.get("action", "")
     item = request.POST.get("item") or request.GET.get("edit", "")
     commands = list(force.commands.prefetch_related("units"))

@@ -443,8 +443,9 @@ def test_a_player_cannot_edit_another_players_force(world):
     )
     url = world.url("roster-force", f.key)
     client = world.client("red")
-    assert client.get(url).status_code == 403
-    assert client.post(url, {"action": "force-delete"}).status_code == 403
+    # 404, as for a missing force: under fog the other army's forces must not be probed
+    assert client.get(url).status_code == 404
+    assert client.post(url, {"action": "force-delete"}).status_code == 404
     assert Force.objects.filter(pk=f.pk).exists()
     assert world.client("observer").get(url).status_code == 403
     assert world.client("outsider").get(url).status_code == 404

@@ -24,6 +24,7 @@ SETTINGS_ENV = (
     "SECURE_HSTS_SECONDS",
     "EMAIL_PORT",
     "EMAIL_USE_TLS",
+    "DJANGO_ALLOW_ASYNC_UNSAFE",  # set by the browser tests; check --deploy warns about it
 )
 
 

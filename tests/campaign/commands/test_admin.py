@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 from django.contrib import admin
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from battles.models import Battle
+from battles.models import Battle, BattleAudit, BattlePhoto
 from campaign.models import Campaign, Invitation, Membership, Turn
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +23,7 @@ def staff_client(client, django_user_model):
 
 
 @pytest.fixture
-def played(run, battle_campaign, results_file, django_user_model):
+def played(run, battle_campaign, results_file, django_user_model, settings, tmp_path):
     """A campaign with a row in every table: a fought battle, resolutions, a member."""
     run(
         "resolve_turn",
@@ -34,6 +35,12 @@ def played(run, battle_campaign, results_file, django_user_model):
     Membership.objects.create(campaign=battle_campaign, user=gm, role=Membership.Role.GM)
     Invitation.objects.create(
         campaign=battle_campaign, token="t0ken", role=Membership.Role.OBSERVER, created_by=gm
+    )
+    settings.MEDIA_ROOT = tmp_path
+    battle = Battle.objects.filter(campaign=battle_campaign).first()
+    BattleAudit.objects.create(battle=battle, user=gm, action="override", note="settled")
+    BattlePhoto.objects.create(
+        battle=battle, file=SimpleUploadedFile("field.png", b"\x89PNG\r\n\x1a\n"), uploaded_by=gm
     )
     return battle_campaign
 

@@ -1,0 +1,70 @@
+"""The campaign's battle history and the report of each battle.
+
+`history` lists every battle the viewer may see (`battles.queries`: under fog of war a player
+lists only his side's battles, an observer those of the side he follows; without fog, or
+once the campaign has ended, everyone lists all of them); `?turn=` keeps one turn, and an
+htmx request gets the list alone. `detail` is a battle's report: its pack, the entered
+result, the recovery dice and the consequences. While Phases 4–8 are being resolved the
+report polls for them, and htmx stops once they are in.
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+from django_htmx.http import HTMX_STOP_POLLING
+
+from battles.queries import (
+    battle_get_for_viewer,
+    battle_report_get,
+    battle_turns_list_for_viewer,
+    battles_list_for_viewer,
+)
+from battles.views.pack import result_url
+from campaign.access import campaign_viewer
+
+
+@never_cache
+@require_GET
+def history(request: HttpRequest, slug: str) -> HttpResponse:
+    viewer = campaign_viewer(request, slug)
+    turns = battle_turns_list_for_viewer(viewer=viewer)
+    raw = request.GET.get("turn", "")
+    turn = int(raw) if raw.isdigit() else None
+    context = {
+        "campaign": viewer.campaign,
+        "viewer": viewer,
+        "rows": battles_list_for_viewer(viewer=viewer, turn_number=turn),
+        "turns": turns,
+        "turn": turn,
+    }
+    if request.htmx:
+        return render(request, "battles/history.html#battle-list", context)
+    return render(request, "battles/history.html", context)
+
+
+@never_cache
+@require_GET
+def detail(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    viewer = campaign_viewer(request, slug)
+    battle = battle_get_for_viewer(viewer=viewer, key=key)
+    if battle is None:
+        raise Http404("No such battle.")
+    report = battle_report_get(battle=battle, viewer=viewer)
+    context = {
+        "campaign": viewer.campaign,
+        "viewer": viewer,
+        "battle": battle,
+        "report": report,
+        "sheet": report.sheet,
+        "result_url": result_url(viewer, battle),
+        "polling": report.resolving,
+    }
+    if request.htmx:
+        response = render(request, "battles/report.html#after-battle", context)
+        if not report.resolving:
+            response.status_code = HTMX_STOP_POLLING
+        return response
+    return render(request, "battles/report.html", context)
