@@ -23,6 +23,7 @@ import sys
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import Enum
 from pathlib import Path
 from random import SystemRandom
@@ -31,7 +32,7 @@ from typing import Any, NoReturn
 from rules import checks
 from rules import tables as T
 from rules.battle import BattleResult
-from rules.codec import from_data
+from rules.codec import from_data, to_data
 from rules.dice import Dice, DiceError, RollRecord, ScriptedDice, SeededDice
 from rules.errors import RulesError
 from rules.orders import PlayerOrders, validate_orders
@@ -904,6 +905,90 @@ def _after_battles(args: argparse.Namespace, dice: Dice) -> dict[str, Any]:
     state = _load_state(args.state)
     results = _load_results(args.results)
     return resolve_after_battles(state, results, dice).to_data()
+
+
+def _battle_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--pack",
+        required=True,
+        metavar="P.json",
+        help='{"pack", "forces", "options"}, or a state with pending battles (or the whole '
+        "output of `turn`); - for stdin",
+    )
+    p.add_argument(
+        "--battle",
+        metavar="ID",
+        help="the pending battle to fight, when the state has several",
+    )
+    p.add_argument(
+        "--simulate",
+        type=_count,
+        metavar="N",
+        help="fight it N times (seeds derived from --seed) and print the odds, not a result",
+    )
+    p.add_argument(
+        "--workers",
+        type=_count,
+        metavar="W",
+        help="processes sharing a simulation (default: one per CPU from 400 runs; the odds "
+        "do not depend on it)",
+    )
+
+
+@command(
+    "battle",
+    summary="Phase 3 tactical engine: fight a battle pack, or give its odds (§7, §10.4)",
+    description=(
+        "Fights the battle with the tactical engine (docs/tactical-engine.md): Drakerys "
+        "resolution (§10.4) of abstract engagements over the clock's turns (R7.2), with the "
+        "pack's start states, ammunition and field works (R7.8), weather (R4.2), scenario "
+        "(§7.10) and a commander AI that may order a General Retreat (§7.9). Prints the "
+        "result in the shape of a tabletop entry (R7.1, R7.3), the engine's log and the "
+        "ledger. With --simulate N prints the odds instead: win_a, stalemate, win_b, runs, "
+        "seconds and each side's expected losses. Takes --seed (its dice are D10s), not "
+        "--dice."
+    ),
+    examples=(
+        "battle --pack battle.json --seed 7",
+        "battle --pack turn-out.json --battle t1-b1 --simulate 1000 --seed 1",
+    ),
+    arguments=_battle_args,
+)
+def _battle(args: argparse.Namespace, dice: Dice) -> dict[str, Any]:
+    # Imported here: only this command needs the engine (and its process pool).
+    from rules.tactical import battle_input_from_data, resolve, simulate
+
+    if not isinstance(dice, SeededDice):
+        raise CalculatorError("battle rolls D10s from a seed: give --seed N, not --dice")
+    inp = battle_input_from_data(_read_json(args.pack, "battle"), args.battle)
+    if args.simulate is not None:
+        if args.simulate < 1:
+            raise CalculatorError("--simulate needs at least 1 run")
+        # The CLI is the I/O edge (like its fresh seed): `seconds` is wall time, read here
+        # with datetime because rules/ never imports `time`; the odds never see it.
+        started = datetime.now(UTC)
+        odds = simulate(inp, args.simulate, dice.seed, workers=args.workers)
+        seconds = (datetime.now(UTC) - started).total_seconds()
+        return {
+            "battle_id": inp.pack.battle_id,
+            "win_a": odds.win_a,
+            "stalemate": odds.stalemate,
+            "win_b": odds.win_b,
+            "runs": odds.runs,
+            "seconds": round(seconds, 3),
+            "mean_turns": odds.mean_turns,
+            "ended_by_storm": odds.ended_by_storm,
+            "sides": odds.to_dict()["sides"],
+        }
+    out = resolve(inp, dice)
+    return {
+        "battle_id": inp.pack.battle_id,
+        "result": to_data(out.result),
+        "turns": out.turns,
+        "played": out.played,
+        "figures": {"start": dict(out.start_figures), "end": dict(out.end_figures)},
+        "log": list(out.log),
+    }
 
 
 # --- the parser and the envelope -----------------------------------------------------------------

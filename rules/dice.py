@@ -88,7 +88,7 @@ class Dice:
         and record the entry. With `summed=False` (per-figure checks) the total is None."""
         nxt = self._next
         nat = (nxt(sides),) if count == 1 else tuple(nxt(sides) for _ in range(count))
-        mods = tuple(m for m in modifiers if m.value)
+        mods = tuple(m for m in modifiers if m.value) if modifiers else ()
         total = sum(nat) + sum(m.value for m in mods) if summed else None
         outcome: str = ""
         details: tuple[str, ...] = ()
