@@ -8,6 +8,7 @@ and outcome. With the same seed and the same inputs the ledger is identical.
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -62,13 +63,14 @@ Judge = Callable[[int, tuple[int, ...]], str | tuple[str, Sequence[str]]]
 
 
 @dataclass
-class Dice:
+class Dice(ABC):
     """Base class: subclasses supply `_next(sides)`. Holds the ledger of the run."""
 
     ledger: list[RollRecord] = field(default_factory=list, init=False)
 
-    def _next(self, sides: int) -> int:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _next(self, sides: int) -> int:
+        """The next natural face of a die with `sides` faces."""
 
     def naturals(self, count: int, sides: int = 6) -> tuple[int, ...]:
         return tuple(self._next(sides) for _ in range(count))
