@@ -58,6 +58,10 @@ class Battle(models.Model):
     dispute_note = models.TextField(_("dispute"), blank=True)
     report_text = models.TextField(_("battle report"), blank=True)
     auto_at_deadline = models.BooleanField(_("auto-resolve at the deadline"), default=False)
+    # the tactical engine's odds (rules.tactical.Odds.to_dict), cached per version of the pack
+    # and rosters: `odds_pack_hash` is the hash they were computed for
+    odds = models.JSONField(_("odds"), null=True, blank=True)
+    odds_pack_hash = models.CharField(max_length=64, blank=True)
 
     class Meta:
         ordering = ["campaign", "turn__number", "contact_order"]

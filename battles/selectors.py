@@ -10,6 +10,8 @@ and from the state Phases 4–8 started from once they have run.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -21,15 +23,16 @@ from campaign.access import Viewer
 from campaign.models import Campaign, Side, Turn, TurnResolution
 from campaign.services_setup import LABELS
 from rules.battle import BattlePack, PendingBattle
-from rules.codec import from_data
+from rules.codec import FormatError, from_data, to_data
+from rules.tactical import BattleInput, battle_input_from_state
 from rules.types import CampaignState, Force, Territory
 
 SIDE_KEYS = ("a", "b")  # pack.sides[0] is "a" (the contacting side), pack.sides[1] is "b"
 COUNTS = ("killed", "fled", "left_oppose", "left_retreat")  # R7.1.1, in the order of the rule
 FATES = ("killed", "fled")
 
-# the resolver the GM may choose; auto waits for the tactical engine (see services)
-AUTO_RESOLVER_AVAILABLE = False
+# the resolver the GM may choose: the tactical engine (rules.tactical) can fight any battle
+AUTO_RESOLVER_AVAILABLE = True
 
 # result entry states in which the turn may go on to Phases 4–8
 SETTLED = (Battle.Entry.CONFIRMED, Battle.Entry.OVERRIDDEN)
@@ -367,6 +370,7 @@ def battle_audit_list(*, battle: Battle) -> list[AuditRow]:
         "disputed": _("The result was disputed."),
         "overridden": _("The game master settled the result."),
         "photo-added": _("A photo was added."),
+        "auto-resolve": _("The tactical engine fought the battle."),
     }
     return [
         AuditRow(a.created_at, user_label(a.user), a.action, labels.get(a.action, a.action), a.note)
@@ -455,3 +459,33 @@ def battle_items_for_inbox(*, campaign: Campaign, turn: Turn | None) -> list[Bat
             )
     order = {"battle-disputed": 0, "battle-entered": 1, "battle-none": 2}
     return sorted(items, key=lambda i: order[i.kind])
+
+
+# --- the engine's odds -----------------------------------------------------------------------
+
+
+def battle_odds_input(*, battle: Battle) -> BattleInput:
+    """What the tactical engine fights: the battle's rosters as they stood when it was fought."""
+    roster = battle_roster_get(battle=battle)
+    return battle_input_from_state(roster.state, roster.pending)
+
+
+def battle_odds_hash(*, battle: Battle, inp: BattleInput | None = None) -> str:
+    """The version of the pack and rosters the odds are computed for (sha256)."""
+    inp = inp if inp is not None else battle_odds_input(battle=battle)
+    try:
+        rosters: object = to_data(inp)
+    except (FormatError, TypeError):  # not a codec type: its repr is as stable
+        rosters = repr(inp)
+    text = json.dumps({"pack": battle.pack, "rosters": rosters}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def battle_odds_get(*, battle: Battle) -> dict | None:
+    """The cached odds of the battle, or None when missing or computed for another version of
+    its pack and rosters."""
+    if not battle.odds or not battle.odds_pack_hash:
+        return None
+    if battle.odds_pack_hash != battle_odds_hash(battle=battle):
+        return None
+    return battle.odds

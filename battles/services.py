@@ -38,6 +38,8 @@ from battles.selectors import (
     SIDE_KEYS,
     BattleRights,
     Roster,
+    battle_odds_hash,
+    battle_odds_input,
     battle_rights_for_viewer,
     battle_roster_get,
 )
@@ -48,8 +50,12 @@ from campaign.services import InvalidBattleResult, ServiceError
 from rules.battle import BattleResult
 from rules.checks import battle_result
 from rules.codec import FormatError, from_data, to_data
+from rules.dice import SeededDice, derive_seed
 from rules.errors import RulesError
 from rules.phases.after_battle import validate_result
+from rules.tactical import TacticalError, battle_input_from_state, resolve, simulate
+
+ODDS_RUNS = 1000
 
 NON_FIELD = "__all__"
 OUTCOME = "outcome"
@@ -532,8 +538,7 @@ def battle_resolver_set(
     *, campaign: Campaign, battle: Battle, user, resolver: str, auto_at_deadline: bool = False
 ) -> Battle:
     """The GM chooses how the battle is resolved: on the tabletop (the result entered by
-    hand) or by the tactical engine, now or by default at the deadline. While the engine
-    does not exist only the tabletop can be chosen."""
+    hand) or by the tactical engine, now or by default at the deadline."""
     battle = _locked(battle)
     rights = _rights(campaign, battle, user)
     if not rights.is_gm:
@@ -559,6 +564,65 @@ def battle_resolver_set(
         "resolver-set",
         data={"resolver": resolver, "auto_at_deadline": auto_at_deadline},
     )
+    return battle
+
+
+@transaction.atomic
+def battle_auto_resolve(*, campaign: Campaign, battle: Battle, user) -> Battle:
+    """The GM has the tactical engine fight the battle now. Its dice are the turn's seed
+    derived for this battle, so the same turn gives the same result. The result is checked
+    like a tabletop entry and needs no confirmation: the battle is resolved, the engine's
+    roll ledger goes to the audit log, and once every battle of the turn is, Phases 4–8 are
+    queued."""
+    battle = _locked(battle)
+    rights = _rights(campaign, battle, user)
+    if not rights.is_gm:
+        raise BattleRefused(_("Only the game master can auto-resolve a battle."))
+    _require_waiting(battle)
+    if battle.status != Battle.Status.PENDING:
+        raise BattleRefused(_("Battle %(battle)s already has its result.") % {"battle": battle.key})
+    state = campaign_services.campaign_state(campaign=battle.campaign)
+    pending = next((b for b in state.pending_battles if b.battle_id == battle.key), None)
+    if pending is None:
+        raise BattleRefused(
+            _("Battle %(battle)s is not waiting to be fought.") % {"battle": battle.key}
+        )
+    dice = SeededDice(derive_seed(battle.turn.seed or 0, "battle", battle.key))
+    try:
+        outcome = resolve(battle_input_from_state(state, pending), dice)
+    except TacticalError as e:
+        raise BattleRefused(
+            _("The tactical engine cannot fight battle %(battle)s: %(why)s")
+            % {"battle": battle.key, "why": e}
+        ) from e
+    data = to_data(outcome.result)
+    data.pop("battle_id", None)
+    check = battle_result_check(roster=battle_roster_get(battle=battle), data=data)
+    if not check.ok:
+        raise InvalidResultEntry(check.errors)
+    campaign_services.battle_result_record(
+        battle=battle, data=check.data or {}, resolver=Battle.Resolver.AUTO
+    )
+    battle.refresh_from_db()
+    battle.entry = Battle.Entry.CONFIRMED
+    battle.entered_by = user
+    battle.entered_at = timezone.now()
+    battle.confirmed_by = None
+    battle.save(update_fields=["entry", "entered_by", "entered_at", "confirmed_by"])
+    _audit(
+        battle,
+        user,
+        "auto-resolve",
+        data={
+            "result": check.data,
+            "seed": dice.seed,
+            "turns": outcome.turns,
+            "played": outcome.played,
+            "log": list(outcome.log),
+            "ledger": dice.ledger_dicts(),
+        },
+    )
+    _go_on_if_settled(battle.turn)
     return battle
 
 
@@ -740,3 +804,21 @@ def battle_photo_add(
     photo.save()
     _audit(battle, user, "photo-added", data={"photo": photo.pk, "caption": photo.caption})
     return photo
+
+
+@transaction.atomic
+def battle_odds_compute(*, battle: Battle) -> dict:
+    """The tactical engine's odds for the battle (ODDS_RUNS simulated fights, seeded from the
+    turn), cached on the battle for this version of its pack and rosters. Computing again for
+    the same version returns the cached odds."""
+    battle = _locked(battle)
+    inp = battle_odds_input(battle=battle)
+    version = battle_odds_hash(battle=battle, inp=inp)
+    if battle.odds and battle.odds_pack_hash == version:
+        return battle.odds
+    seed = derive_seed(battle.turn.seed or 0, "odds", battle.key)
+    odds = simulate(inp, runs=ODDS_RUNS, seed=seed).to_dict()
+    battle.odds = odds
+    battle.odds_pack_hash = version
+    battle.save(update_fields=["odds", "odds_pack_hash"])
+    return odds

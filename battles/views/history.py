@@ -16,12 +16,14 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from django_htmx.http import HTMX_STOP_POLLING
 
+from battles.models import Battle
 from battles.queries import (
     battle_get_for_viewer,
     battle_report_get,
     battle_turns_list_for_viewer,
     battles_list_for_viewer,
 )
+from battles.views.odds import odds_context
 from battles.views.pack import result_url
 from campaign.access import campaign_viewer
 
@@ -67,4 +69,6 @@ def detail(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         if not report.resolving:
             response.status_code = HTMX_STOP_POLLING
         return response
+    if battle.status == Battle.Status.RESOLVED and battle.resolver == Battle.Resolver.TABLETOP:
+        context |= odds_context(viewer, battle, predicted=True)  # beside the tabletop result
     return render(request, "battles/report.html", context)

@@ -21,6 +21,7 @@ from battles.queries import (
     pack_sheet_get,
     pack_sheets_list,
 )
+from battles.views.odds import odds_context
 from campaign.access import Viewer, campaign_viewer
 
 
@@ -52,6 +53,7 @@ def pack(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     }
     if request.htmx:
         return render(request, "battles/pack.html#pack-sheet", context)
+    context |= odds_context(viewer, battle)
     return render(request, "battles/pack.html", context)
 
 

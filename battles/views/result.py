@@ -8,8 +8,8 @@ One page, `<key>/result/`. A GET shows it; a POST is one action (field `action`)
   problem) with each unit's "left on the field" and row errors swapped out of band. Without
   JavaScript the same button shows the whole page checked, nothing saved;
 - `enter`, `override` (GM, with a note), `confirm`, `dispute` (with a note), `resolver` (GM),
-  `photo`: a service call; a redirect back on success, the page with the errors (400) or the
-  refusal (409) otherwise.
+  `auto` (GM: the tactical engine fights it now), `photo`: a service call; a redirect back on
+  success, the page with the errors (400) or the refusal (409) otherwise.
 
 Photos are served by `result-photo` after the same access check as the page: the media URL of
 an upload is never shown.
@@ -43,6 +43,7 @@ from battles.selectors import (
     battle_roster_get,
     user_label,
 )
+from battles.views.odds import odds_context
 from campaign.access import NotAllowed, Viewer, campaign_viewer
 from campaign.services import ServiceError
 
@@ -67,7 +68,8 @@ def result(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         return _post(request, viewer, battle, rights, roster)
     form = BattleResultForm(initial=_initial(battle), roster=roster)
     check = _stored_check(battle, roster)
-    return render(request, TEMPLATE, _context(viewer, battle, rights, roster, form, check))
+    context = _context(viewer, battle, rights, roster, form, check)
+    return render(request, TEMPLATE, context | odds_context(viewer, battle))
 
 
 @never_cache
@@ -134,6 +136,11 @@ def _post(
                 auto_at_deadline=form.cleaned_data["auto_at_deadline"],
             )
             done = _("The resolver of battle %(battle)s is saved.")
+        elif action == "auto":
+            if not rights.can_set_resolver:
+                raise NotAllowed(_("Only the game master can auto-resolve a battle."))
+            services.battle_auto_resolve(campaign=campaign, battle=battle, user=user)
+            done = _("The tactical engine fought battle %(battle)s: its result is settled.")
         elif action == "photo":
             if not rights.can_add_photo:
                 raise NotAllowed(
@@ -241,6 +248,7 @@ def _again(
     form = BattleResultForm(initial=_initial(battle), roster=roster)
     check = _stored_check(battle, roster)
     context = _context(viewer, battle, rights, roster, form, check) | extra
+    context |= odds_context(viewer, battle)
     return render(request, TEMPLATE, context, status=status)
 
 

@@ -30,7 +30,7 @@ from tests.conftest import CAST
 
 pytestmark = pytest.mark.django_db
 
-MINE = {"history", "pack-print", "detail", "pack"}
+MINE = {"history", "pack-print", "detail", "pack", "odds"}
 _PARAM = re.compile(r"<(?:(?P<conv>\w+):)?(?P<name>\w+)>")
 
 

@@ -1,7 +1,7 @@
 """The battle result page (`battles:result`) and its services: who may see and do what, the
 live check, every impossible entry refused with a clear message, the enter → confirm or
 dispute → override flow with its audit log, the turn held up by an unsettled result, the
-resolver choice (auto-resolve shown but refused), photos, and the GM inbox."""
+resolver choice (tabletop or auto-resolve), photos, and the GM inbox."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def test_the_page_lists_every_unit_and_person_of_both_sides(cast, battle):
         assert f'name="u-{uid}-left_retreat"' in html
     assert 'name="p-r3g1"' in html and 'name="p-d3i1"' in html  # a general, a character
     assert "Enter the result" in html
-    assert "Auto-resolve needs the tactical engine" in html
+    assert "Auto-resolve needs the tactical engine" not in html
     assert 'hx-post="' in html and f'action="{result_url(battle)}"' in html  # real form too
 
 
@@ -459,27 +459,21 @@ def test_nothing_changes_once_phases_4_8_have_run(cast, battle):
 # --- the resolver ------------------------------------------------------------------------------
 
 
-def test_auto_resolve_is_shown_but_refused(cast, battle):
+def test_the_gm_may_choose_auto_resolve(cast, battle):
     html = page(cast, "gm", battle)
-    assert 'name="resolver" value="auto" disabled' in html
+    assert 'name="resolver" value="auto" disabled' not in html
     url = result_url(battle)
-    response = cast.client("gm").post(url, {"action": "resolver", "resolver": "auto"})
-    assert response.status_code == 400
-    assert "Auto-resolve needs the tactical engine, which is not part of this version yet" in (
-        response.content.decode()
-    )
     response = cast.client("gm").post(
-        url, {"action": "resolver", "resolver": "tabletop", "auto_at_deadline": "on"}
+        url, {"action": "resolver", "resolver": "auto", "auto_at_deadline": "on"}
     )
-    assert response.status_code == 400
-    assert "default to auto-resolve at the deadline only once the tactical engine exists" in (
-        response.content.decode()
-    )
+    assert response.status_code == 302
     battle = refresh(battle)
-    assert (battle.resolver, battle.auto_at_deadline) == ("tabletop", False)
+    assert (battle.resolver, battle.auto_at_deadline) == ("auto", True)
     response = cast.client("gm").post(url, {"action": "resolver", "resolver": "tabletop"})
     assert response.status_code == 302
-    assert BattleAudit.objects.filter(battle=battle, action="resolver-set").count() == 1
+    battle = refresh(battle)
+    assert (battle.resolver, battle.auto_at_deadline) == ("tabletop", False)
+    assert BattleAudit.objects.filter(battle=battle, action="resolver-set").count() == 2
     assert (
         cast.client("side_a").post(url, {"action": "resolver", "resolver": "tabletop"}).status_code
         == 403

@@ -173,6 +173,8 @@ EXPECT: dict[str, dict[str, Any]] = {
     "battles:pack-print": {"GET": MEMBERS, "POST": GET_ONLY},
     "battles:detail[battle]": {"GET": row(200, 200, 200, 404), "POST": GET_ONLY},
     "battles:pack[battle]": {"GET": row(200, 200, 200, 404), "POST": GET_ONLY},
+    # the tactical engine's odds of the battle: whoever sees the battle (the pack's rule)
+    "battles:odds[battle]": {"GET": row(200, 200, 200, 404), "POST": GET_ONLY},
     # the result page: the battle's players enter and confirm, the GM settles; without an
     # `action` a POST is refused (400), to the same people who may open the page
     "battles:result[battle]": {

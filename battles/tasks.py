@@ -1,0 +1,30 @@
+"""Battle tasks: each takes ids, calls one service of `battles.services`, and is safe to run
+twice (the odds are cached per version of the pack, so a second run finds them computed)."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+from battles import services
+from battles.models import Battle
+
+log = logging.getLogger(__name__)
+
+
+@shared_task(
+    name="battles.battle_odds",
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=True,
+    max_retries=5,
+)
+def battle_odds_task(battle_id: int) -> str:
+    """Compute (or find cached) the tactical engine's odds of one battle."""
+    battle = Battle.objects.filter(pk=battle_id).first()
+    if battle is None:
+        log.info("battle_odds(%s): no such battle", battle_id)
+        return "skipped"
+    services.battle_odds_compute(battle=battle)
+    return "computed"

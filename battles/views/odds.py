@@ -1,0 +1,81 @@
+"""The tactical engine's odds of one battle (`battles:odds`): P(win), P(stalemate), P(loss)
+and the expected losses per side, from 1000 simulated fights.
+
+The odds are computed by a Celery task (`battles.tasks.battle_odds_task`) and cached on the
+battle per version of its pack and rosters. The pack, result and report pages include the
+panel; while the odds are missing or stale the panel enqueues the task and polls this URL
+through htmx until they are in. Who sees the odds is who sees the battle (the pack's rule:
+under fog of war the GM and the players whose side fights it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from battles.models import Battle
+from battles.queries import battle_get_for_viewer
+from battles.selectors import battle_odds_get, battle_roster_get
+from campaign.access import Viewer, campaign_viewer
+
+PANEL = "battles/odds_panel.html"
+LOSSES = ("killed", "fled", "left_oppose", "left_retreat", "points")
+
+
+def odds_context(viewer: Viewer, battle: Battle, *, predicted: bool = False) -> dict[str, Any]:
+    """The panel's context; enqueues the computation when the odds are missing or stale.
+    `predicted`: shown beside a result already entered ("what the engine would have
+    predicted")."""
+    odds = battle_odds_get(battle=battle)
+    if odds is None:
+        from battles.tasks import battle_odds_task  # the tasks import services
+
+        battle_id = battle.pk
+        transaction.on_commit(lambda: battle_odds_task.delay(battle_id), robust=True)
+    rows = []
+    if odds is not None:
+        names = {s.key: s.name for s in battle_roster_get(battle=battle).sides}
+        for key in ("a", "b"):
+            side = (odds.get("sides") or {}).get(key) or {}
+            losses = side.get("expected_losses") or {}
+            rows.append(
+                {
+                    "name": names.get(key, key),
+                    "win": side.get("win", 0.0) * 100,
+                    "stalemate": side.get("stalemate", 0.0) * 100,
+                    "loss": side.get("loss", 0.0) * 100,
+                    "losses": [losses.get(k, 0.0) for k in LOSSES],
+                }
+            )
+    url = reverse("battles:odds", args=[viewer.campaign.slug, battle.key])
+    return {
+        "odds": odds,
+        "odds_rows": rows,
+        "odds_url": f"{url}?predicted=1" if predicted else url,
+        "odds_predicted": predicted,
+    }
+
+
+@never_cache
+@require_GET
+def odds(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    """The odds panel (htmx) or a page with it."""
+    viewer = campaign_viewer(request, slug)
+    battle = battle_get_for_viewer(viewer=viewer, key=key)
+    if battle is None:
+        raise Http404("No such battle.")
+    context = {
+        "campaign": viewer.campaign,
+        "viewer": viewer,
+        "battle": battle,
+        **odds_context(viewer, battle, predicted=request.GET.get("predicted") == "1"),
+    }
+    if request.htmx:
+        return render(request, PANEL, context)
+    return render(request, "battles/odds.html", context)
