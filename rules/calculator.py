@@ -438,11 +438,18 @@ def _wounded(args: argparse.Namespace, dice: Dice) -> dict[str, Any]:
         territory=args.territory,
         ambush=args.ambush,
     )
+    return _figure_check_output(res, rule="R8.1", kept="recovered", lost="dead")
+
+
+def _figure_check_output(
+    res: checks.FigureCheck, *, rule: str, kept: str, lost: str
+) -> dict[str, Any]:
+    """The JSON of a per-figure check (wounded, deserters), under the command's own words."""
     return {
-        "rule": "R8.1",
+        "rule": rule,
         "checked": res.checked,
-        "recovered": res.kept,
-        "dead": res.lost,
+        kept: res.kept,
+        lost: res.lost,
         "modifiers": _mods(res.record),
         "details": list(res.record.details) if res.record else [],
     }
@@ -511,14 +518,7 @@ def _deserters(args: argparse.Namespace, dice: Dice) -> dict[str, Any]:
         shattered=args.shattered,
         ambush=args.ambush,
     )
-    return {
-        "rule": "R8.2",
-        "checked": res.checked,
-        "returned": res.kept,
-        "deserted": res.lost,
-        "modifiers": _mods(res.record),
-        "details": list(res.record.details) if res.record else [],
-    }
+    return _figure_check_output(res, rule="R8.2", kept="returned", lost="deserted")
 
 
 def _will_to_fight_args(p: argparse.ArgumentParser) -> None:
