@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from battles.models import Battle, BattleAudit, BattlePhoto
+from battles.models import Battle, BattleAudit, BattlePhoto, WhatIfOdds
 from campaign.admin import pretty_json
 
 
@@ -60,6 +60,21 @@ class BattleAuditAdmin(admin.ModelAdmin):
     list_filter = ["action"]
     list_select_related = ["battle", "user"]
     readonly_fields = ["battle", "user", "action", "note", "data", "created_at"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(WhatIfOdds)
+class WhatIfOddsAdmin(admin.ModelAdmin):
+    """A cache of computed odds: read or delete (it is computed again when asked for)."""
+
+    list_display = ["campaign", "turn", "input_hash", "created_at"]
+    list_select_related = ["campaign", "turn"]
+    readonly_fields = ["campaign", "turn", "input_hash", "odds", "created_at"]
 
     def has_add_permission(self, request) -> bool:
         return False

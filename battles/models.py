@@ -113,3 +113,26 @@ class BattleAudit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.battle} · {self.action}"
+
+
+class WhatIfOdds(models.Model):
+    """The tactical engine's odds of a battle that has not happened: a player's force against
+    a visible enemy force, asked for on the orders page. Cached per campaign and input (the
+    sha256 of the engine input, built only from what the asking side may know), so that a
+    Celery worker computes them once and the page finds them."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="+")
+    input_hash = models.CharField(max_length=64)
+    odds = models.JSONField(_("odds"))
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "input_hash"], name="what_if_input")
+        ]
+        verbose_name = _("what-if odds")
+        verbose_name_plural = _("what-if odds")
+
+    def __str__(self) -> str:
+        return f"{self.campaign_id}:{self.input_hash[:12]}"

@@ -12,20 +12,22 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from django.utils.translation import gettext as _
 
-from battles.models import Battle, BattleAudit, BattlePhoto
+from battles.models import Battle, BattleAudit, BattlePhoto, WhatIfOdds
 from campaign import adapters
 from campaign.access import Viewer
 from campaign.models import Campaign, Side, Turn, TurnResolution
 from campaign.services_setup import LABELS
 from rules.battle import BattlePack, PendingBattle
 from rules.codec import FormatError, from_data, to_data
+from rules.dice import SeededDice, derive_seed
 from rules.tactical import BattleInput, battle_input_from_state
-from rules.types import CampaignState, Force, Territory
+from rules.tactical.inputs import seen_force, what_if
+from rules.types import CampaignState, Force, Status, Territory
 
 SIDE_KEYS = ("a", "b")  # pack.sides[0] is "a" (the contacting side), pack.sides[1] is "b"
 COUNTS = ("killed", "fled", "left_oppose", "left_retreat")  # R7.1.1, in the order of the rule
@@ -470,15 +472,22 @@ def battle_odds_input(*, battle: Battle) -> BattleInput:
     return battle_input_from_state(roster.state, roster.pending)
 
 
+def _input_data(inp: BattleInput) -> object:
+    try:
+        return to_data(inp)
+    except (FormatError, TypeError):  # not a codec type: its repr is as stable
+        return repr(inp)
+
+
+def _sha256(data: object) -> str:
+    text = json.dumps(data, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def battle_odds_hash(*, battle: Battle, inp: BattleInput | None = None) -> str:
     """The version of the pack and rosters the odds are computed for (sha256)."""
     inp = inp if inp is not None else battle_odds_input(battle=battle)
-    try:
-        rosters: object = to_data(inp)
-    except (FormatError, TypeError):  # not a codec type: its repr is as stable
-        rosters = repr(inp)
-    text = json.dumps({"pack": battle.pack, "rosters": rosters}, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return _sha256({"pack": battle.pack, "rosters": _input_data(inp)})
 
 
 def battle_odds_get(*, battle: Battle) -> dict | None:
@@ -489,3 +498,41 @@ def battle_odds_get(*, battle: Battle) -> dict | None:
     if battle.odds_pack_hash != battle_odds_hash(battle=battle):
         return None
     return battle.odds
+
+
+# --- what-if odds: a force against a visible enemy force (the orders page) ---------------------
+
+
+def what_if_input_get(
+    *, state: CampaignState, force: Force, enemy: Force, status: Status | None = None
+) -> BattleInput:
+    """The battle the engine fights when a player asks how his `force` would fare against a
+    visible `enemy` force: his force as it stands (with `status` if he is thinking of asking
+    for that order), the enemy as his side sees it (`seen_force`: its figures and status
+    only, never its roster), on the enemy's square with its terrain, in the current weather,
+    under the campaign's options. Deterministic: the dice that build the pack (ammunition of
+    Confused or Unsteady missile units, R7.8.3) are seeded from the two forces.
+    Raises `TacticalError` when the engine cannot fight it."""
+    mine = replace(force, status=status) if status is not None else force
+    seen = seen_force(
+        enemy.id, enemy.owner, figures=enemy.figures, status=enemy.status, name=enemy.name
+    )
+    dice = SeededDice(derive_seed(0, "what-if-pack", force.id, enemy.id))
+    return what_if(
+        [mine],
+        [seen],
+        dice,
+        features=state.map.features_at(enemy.square),
+        weather=state.weather,
+        options=state.options,
+    )
+
+
+def what_if_hash(*, inp: BattleInput) -> str:
+    """The key what-if odds are cached under (sha256 of the engine input)."""
+    return _sha256(_input_data(inp))
+
+
+def what_if_odds_get(*, campaign: Campaign, input_hash: str) -> dict | None:
+    row = WhatIfOdds.objects.filter(campaign=campaign, input_hash=input_hash).first()
+    return row.odds if row is not None else None

@@ -30,7 +30,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from battles.models import Battle, BattleAudit, BattlePhoto
+from battles.models import Battle, BattleAudit, BattlePhoto, WhatIfOdds
 from battles.selectors import (
     AUTO_RESOLVER_AVAILABLE,
     COUNTS,
@@ -42,6 +42,7 @@ from battles.selectors import (
     battle_odds_input,
     battle_rights_for_viewer,
     battle_roster_get,
+    what_if_hash,
 )
 from campaign import services as campaign_services
 from campaign.access import viewer_for
@@ -53,7 +54,14 @@ from rules.codec import FormatError, from_data, to_data
 from rules.dice import SeededDice, derive_seed
 from rules.errors import RulesError
 from rules.phases.after_battle import validate_result
-from rules.tactical import TacticalError, battle_input_from_state, resolve, simulate
+from rules.tactical import (
+    BattleInput,
+    TacticalError,
+    battle_input_from_data,
+    battle_input_from_state,
+    resolve,
+    simulate,
+)
 
 ODDS_RUNS = 1000
 
@@ -822,3 +830,24 @@ def battle_odds_compute(*, battle: Battle) -> dict:
     battle.odds_pack_hash = version
     battle.save(update_fields=["odds", "odds_pack_hash"])
     return odds
+
+
+@transaction.atomic
+def what_if_odds_compute(*, campaign: Campaign, turn: Turn, input_hash: str, data: dict) -> dict:
+    """The odds of a what-if battle (`battles.selectors.what_if_input_get`; `data` is its
+    engine input as JSON, `input_hash` the key the asking page looks for), cached for the
+    campaign. Computing again for the same input returns the cached odds; odds asked for in
+    earlier turns are dropped, since the forces have changed since."""
+    cached = WhatIfOdds.objects.filter(campaign=campaign, input_hash=input_hash).first()
+    if cached is not None:
+        return cached.odds
+    inp: BattleInput = battle_input_from_data(data)
+    if what_if_hash(inp=inp) != input_hash:
+        raise ServiceError(_("The what-if battle does not match the odds asked for."))
+    seed = derive_seed(0, "what-if", input_hash)
+    odds = simulate(inp, runs=ODDS_RUNS, seed=seed).to_dict()
+    row, _created = WhatIfOdds.objects.get_or_create(
+        campaign=campaign, input_hash=input_hash, defaults={"turn": turn, "odds": odds}
+    )
+    WhatIfOdds.objects.filter(campaign=campaign, turn__number__lt=turn.number).delete()
+    return row.odds

@@ -1,5 +1,6 @@
 """Battle tasks: each takes ids, calls one service of `battles.services`, and is safe to run
-twice (the odds are cached per version of the pack, so a second run finds them computed)."""
+twice (the odds are cached per version of the pack, or per what-if input, so a second run
+finds them computed)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from django.db import InterfaceError, OperationalError
 
 from battles import services
 from battles.models import Battle
+from campaign.models import Turn
 
 log = logging.getLogger(__name__)
 
@@ -27,4 +29,22 @@ def battle_odds_task(battle_id: int) -> str:
         log.info("battle_odds(%s): no such battle", battle_id)
         return "skipped"
     services.battle_odds_compute(battle=battle)
+    return "computed"
+
+
+@shared_task(
+    name="battles.what_if_odds",
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=True,
+    max_retries=5,
+)
+def what_if_odds_task(turn_id: int, input_hash: str, data: dict) -> str:
+    """Compute (or find cached) the odds of a what-if battle asked for on the orders page."""
+    turn = Turn.objects.select_related("campaign").filter(pk=turn_id).first()
+    if turn is None:
+        log.info("what_if_odds(%s): no such turn", turn_id)
+        return "skipped"
+    services.what_if_odds_compute(
+        campaign=turn.campaign, turn=turn, input_hash=input_hash, data=data
+    )
     return "computed"

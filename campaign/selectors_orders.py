@@ -7,7 +7,7 @@ Enemy forces and their zones of control come only from the forces the viewer may
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from django.utils.translation import gettext as _
@@ -104,6 +104,7 @@ class ForceCard:
     snow: int
     orders: ForceOrders | None  # as saved
     legal: frozenset[Coord]  # squares a path may use this turn (rules.orders.legal_moves)
+    enemies: tuple[EnemyChoice, ...] = ()  # visible enemy forces, nearest first
 
     @property
     def key(self) -> str:
@@ -181,6 +182,41 @@ def force_cards_list_for_player(
 
 
 @dataclass(frozen=True)
+class EnemyChoice:
+    """A visible enemy force a player may ask the odds against, as his side sees it."""
+
+    force: Force
+    distance: int  # in squares from the player's force (diagonal steps count one)
+
+    @property
+    def key(self) -> str:
+        return self.force.id
+
+    @property
+    def name(self) -> str:
+        return self.force.name or self.force.id
+
+    @property
+    def figures(self) -> int:
+        return self.force.figures
+
+    @property
+    def status_label(self) -> str:
+        return str(STATUS_LABELS[self.force.status])
+
+    @property
+    def square_label(self) -> str:
+        return square_label(self.force.square)
+
+
+def enemy_choices(card: ForceCard, enemies: tuple[Force, ...]) -> tuple[EnemyChoice, ...]:
+    """The visible enemy forces, nearest to the card's force first."""
+    x, y = card.square
+    choices = [EnemyChoice(f, max(abs(f.square[0] - x), abs(f.square[1] - y))) for f in enemies]
+    return tuple(sorted(choices, key=lambda c: (c.distance, c.name, c.key)))
+
+
+@dataclass(frozen=True)
 class EnemyPicture:
     """Enemy forces the viewer can see, their zones of control (R6.6.1), and ghosts."""
 
@@ -188,6 +224,11 @@ class EnemyPicture:
     zoc: frozenset[Coord]
     ghosts: tuple[Ghost, ...]
     friendly: frozenset[Coord]  # squares of the viewer's own and allied forces
+    forces: tuple[Force, ...] = ()  # the visible enemy forces themselves
+
+    def force(self, force_key: str) -> Force | None:
+        """A visible enemy force; None for any other key, hidden enemies included."""
+        return next((f for f in self.forces if f.id == force_key), None)
 
 
 def enemy_picture_get_for_viewer(*, viewer: Viewer, state: CampaignState) -> EnemyPicture:
@@ -199,7 +240,9 @@ def enemy_picture_get_for_viewer(*, viewer: Viewer, state: CampaignState) -> Ene
     friends = [f for f in view.forces if side is not None and side_of[f.owner] == side]
     squares = frozenset(f.square for f in enemies)
     zoc = frozenset(n for f in enemies for n in state.map.neighbours(f.square))
-    return EnemyPicture(squares, zoc, view.ghosts, frozenset(f.square for f in friends))
+    return EnemyPicture(
+        squares, zoc, view.ghosts, frozenset(f.square for f in friends), tuple(enemies)
+    )
 
 
 # --- the whole page --------------------------------------------------------------------------
@@ -238,7 +281,11 @@ def orders_page_get_for_player(*, viewer: Viewer, turn: Turn) -> OrdersPage:
     state = adapters.state_load(campaign=viewer.campaign)
     row = orders_get_for_player(player=player, turn=turn)
     orders = player_orders_get(player=player, row=row)
-    cards = force_cards_list_for_player(state=state, player_key=player.key, orders=orders)
+    enemy = enemy_picture_get_for_viewer(viewer=viewer, state=state)
+    cards = [
+        replace(card, enemies=enemy_choices(card, enemy.forces))
+        for card in force_cards_list_for_player(state=state, player_key=player.key, orders=orders)
+    ]
     me = next((p for p in state.players if p.id == player.key), None)
     return OrdersPage(
         turn=turn,
@@ -247,7 +294,7 @@ def orders_page_get_for_player(*, viewer: Viewer, turn: Turn) -> OrdersPage:
         row=row,
         orders=orders,
         forces=tuple(cards),
-        enemy=enemy_picture_get_for_viewer(viewer=viewer, state=state),
+        enemy=enemy,
         surrendered=bool(me and me.surrendered),
     )
 

@@ -28,6 +28,25 @@ PANEL = "battles/odds_panel.html"
 LOSSES = ("killed", "fled", "left_oppose", "left_retreat", "points")
 
 
+def odds_rows(odds: dict, names: dict[str, str]) -> list[dict[str, Any]]:
+    """The odds table's rows, side a then side b (`names`: each side's name by key), in
+    percent, with the expected losses in the order of `LOSSES`."""
+    rows = []
+    for key in ("a", "b"):
+        side = (odds.get("sides") or {}).get(key) or {}
+        losses = side.get("expected_losses") or {}
+        rows.append(
+            {
+                "name": names.get(key, key),
+                "win": side.get("win", 0.0) * 100,
+                "stalemate": side.get("stalemate", 0.0) * 100,
+                "loss": side.get("loss", 0.0) * 100,
+                "losses": [losses.get(k, 0.0) for k in LOSSES],
+            }
+        )
+    return rows
+
+
 def odds_context(viewer: Viewer, battle: Battle, *, predicted: bool = False) -> dict[str, Any]:
     """The panel's context; enqueues the computation when the odds are missing or stale.
     `predicted`: shown beside a result already entered ("what the engine would have
@@ -41,18 +60,7 @@ def odds_context(viewer: Viewer, battle: Battle, *, predicted: bool = False) -> 
     rows = []
     if odds is not None:
         names = {s.key: s.name for s in battle_roster_get(battle=battle).sides}
-        for key in ("a", "b"):
-            side = (odds.get("sides") or {}).get(key) or {}
-            losses = side.get("expected_losses") or {}
-            rows.append(
-                {
-                    "name": names.get(key, key),
-                    "win": side.get("win", 0.0) * 100,
-                    "stalemate": side.get("stalemate", 0.0) * 100,
-                    "loss": side.get("loss", 0.0) * 100,
-                    "losses": [losses.get(k, 0.0) for k in LOSSES],
-                }
-            )
+        rows = odds_rows(odds, names)
     url = reverse("battles:odds", args=[viewer.campaign.slug, battle.key])
     return {
         "odds": odds,

@@ -15,7 +15,21 @@ from rules.battle import BattlePack, PendingBattle
 from rules.codec import FormatError, from_data, to_data
 from rules.dice import Dice
 from rules.errors import RulesError
-from rules.types import CampaignState, Feature, Force, GameMap, Options, Player, Weather
+from rules.types import (
+    CampaignState,
+    Command,
+    Feature,
+    Force,
+    GameMap,
+    General,
+    Options,
+    Player,
+    Quality,
+    Speciality,
+    Status,
+    Unit,
+    Weather,
+)
 
 METHODS = ("core", "italian")  # R7.3; the English method needs the FW score (A-27)
 
@@ -203,3 +217,46 @@ def what_if(
 ) -> BattleInput:
     """`what_if_battle` as an engine input."""
     return battle_input_from_state(*what_if_battle(side_a, side_b, dice, **kwargs))
+
+
+# The make-up assumed for an enemy force whose roster is unknown: the usual shape of an army
+# (four foot units to one of missiles and one of horse), Average troops, one general of
+# command value 3. Only its figures and status are what the viewer actually saw.
+SEEN_MIX = (
+    (Speciality.INFANTRY, 4),
+    (Speciality.MISSILE, 1),
+    (Speciality.CAVALRY, 1),
+)
+SEEN_QUALITY = Quality.AVERAGE
+SEEN_POINTS_PER_FIGURE = 6
+SEEN_CV = 3
+
+
+def seen_force(force_id: str, owner: str, *, figures: int, status: Status, name: str = "") -> Force:
+    """An estimate of an enemy force from what can be seen of it on the map (its figures and
+    status): its figures spread over units of the usual mix (`SEEN_MIX`), Average quality,
+    under one general. For what-if odds that must not reveal a roster the asker never saw."""
+    if figures < 1:
+        raise TacticalError(f"force {force_id}: an estimate needs at least one figure")
+    kinds = [spec for spec, count in SEEN_MIX for _ in range(count)][:figures]
+    base, extra = divmod(figures, len(kinds))
+    units = tuple(
+        Unit(
+            f"{force_id}-seen{i + 1}",
+            spec.value,
+            spec,
+            SEEN_QUALITY,
+            base + (1 if i < extra else 0),
+            SEEN_POINTS_PER_FIGURE,
+        )
+        for i, spec in enumerate(kinds)
+    )
+    general = General(f"{force_id}-seen-general", SEEN_CV)
+    return Force(
+        force_id,
+        owner,
+        (0, 0),
+        status,
+        (Command(f"{force_id}-seen-command", general, units),),
+        name=name,
+    )

@@ -123,6 +123,10 @@ EXPECT: dict[str, dict[str, Any]] = {
     # a click without a square is refused (400)
     "campaign:orders-path[side_a force]": {"GET": GET_ONLY, "POST": row(403, 400, 404, 403)},
     "campaign:orders-path[side_b force]": {"GET": GET_ONLY, "POST": row(403, 404, 400, 403)},
+    # the odds against an enemy force: without a visible enemy named, the owner is told to
+    # choose one (400; htmx gets the refusal in its panel, 200, see HTMX_GET)
+    "campaign:orders-odds[side_a force]": {"GET": row(403, 400, 404, 403), "POST": GET_ONLY},
+    "campaign:orders-odds[side_b force]": {"GET": row(403, 404, 400, 403), "POST": GET_ONLY},
     "campaign:orders-probability[side_a force]": {"GET": OWN_FORCE_A, "POST": GET_ONLY},
     "campaign:orders-probability[side_b force]": {"GET": OWN_FORCE_B, "POST": GET_ONLY},
     # anyone logged in may create a campaign; an empty form is refused (400)
@@ -186,10 +190,13 @@ EXPECT: dict[str, dict[str, Any]] = {
 }
 
 # htmx GETs expect what the plain GET gets, except: a live panel answers 286 ("stop polling")
-# once what it follows has settled, as it has in every state the matrix uses.
+# once what it follows has settled, as it has in every state the matrix uses; a panel that
+# shows its refusal inside itself answers 200. Keyed by URL name, or name[variant].
 HTMX_GET = {
     "campaign:turn-status": row(286, 286, 286, 286),
     "battles:detail": row(286, 286, 286, 404),  # its after-battle panel polls the same way
+    "campaign:orders-odds[side_a force]": OWN_FORCE_A,
+    "campaign:orders-odds[side_b force]": OWN_FORCE_B,
 }
 
 # more GETs of the same URL (query string, extra htmx headers), with the same expectations:
@@ -198,6 +205,7 @@ EXTRA_GETS: dict[str, list[tuple[dict[str, str], dict[str, str]]]] = {
     "campaign:report": [({"phase": "movement"}, {**HTMX, "HX-Target": "ledger"})],
     "campaign:orders-force": [({"view": "summary"}, HTMX)],
     "campaign:orders-probability": [({"change_to": "probe"}, HTMX)],
+    "campaign:orders-odds": [({"enemy": "nobody", "status": "defend"}, {})],
 }
 
 # --- the URLs ----------------------------------------------------------------------------------
@@ -541,8 +549,9 @@ def _leaks(body: str, content_type: str, secrets: list[Secret]) -> list[str]:
 
 def _expected(target: Target, method: str, state: str, *, htmx: bool = False) -> dict:
     spec = EXPECT[target.key][method]
-    if htmx and target.name in HTMX_GET:
-        spec = {**spec, **HTMX_GET[target.name]}
+    override = HTMX_GET.get(target.key, HTMX_GET.get(target.name)) if htmx else None
+    if override:
+        spec = {**spec, **override}
     return spec.rows[state] if isinstance(spec, ByState) else spec
 
 
