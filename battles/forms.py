@@ -192,8 +192,8 @@ class DisputeForm(forms.Form):
 
 
 class ResolverForm(forms.Form):
-    """The GM's choice of resolver. Auto-resolve is shown but refused by the service while the
-    tactical engine does not exist (the page renders that option disabled, with why)."""
+    """The GM's choice of resolver: the tabletop, or the tactical engine now; and whether the
+    engine fights the battle at the turn's battles deadline if no result is entered by then."""
 
     resolver = forms.ChoiceField(
         label=gettext_lazy("How is this battle resolved?"),

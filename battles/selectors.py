@@ -33,8 +33,8 @@ SIDE_KEYS = ("a", "b")  # pack.sides[0] is "a" (the contacting side), pack.sides
 COUNTS = ("killed", "fled", "left_oppose", "left_retreat")  # R7.1.1, in the order of the rule
 FATES = ("killed", "fled")
 
-# the resolver the GM may choose: the tactical engine (rules.tactical) can fight any battle
-AUTO_RESOLVER_AVAILABLE = True
+# audit actions taken by the periodic deadline check, not by a user
+CLOCK_ACTIONS = {"auto-resolve-deadline"}
 
 # result entry states in which the turn may go on to Phases 4–8
 SETTLED = (Battle.Entry.CONFIRMED, Battle.Entry.OVERRIDDEN)
@@ -373,9 +373,19 @@ def battle_audit_list(*, battle: Battle) -> list[AuditRow]:
         "overridden": _("The game master settled the result."),
         "photo-added": _("A photo was added."),
         "auto-resolve": _("The tactical engine fought the battle."),
+        "auto-resolve-deadline": _(
+            "The tactical engine fought the battle at the battles deadline."
+        ),
     }
+    clock = _("the campaign clock")  # actions no one took: the deadline check did
     return [
-        AuditRow(a.created_at, user_label(a.user), a.action, labels.get(a.action, a.action), a.note)
+        AuditRow(
+            a.created_at,
+            clock if a.action in CLOCK_ACTIONS else user_label(a.user),
+            a.action,
+            labels.get(a.action, a.action),
+            a.note,
+        )
         for a in BattleAudit.objects.filter(battle=battle).select_related("user")
     ]
 

@@ -19,6 +19,7 @@ service that stores a result: its errors are keyed by the form's field names.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -32,7 +33,6 @@ from django.utils.translation import gettext_lazy
 
 from battles.models import Battle, BattleAudit, BattlePhoto, WhatIfOdds
 from battles.selectors import (
-    AUTO_RESOLVER_AVAILABLE,
     COUNTS,
     FATES,
     SIDE_KEYS,
@@ -65,13 +65,14 @@ from rules.tactical import (
 
 ODDS_RUNS = 1000
 
+log = logging.getLogger(__name__)
+
 NON_FIELD = "__all__"
 OUTCOME = "outcome"
 STORM = "storm"
 NOTE = "note"
 PHOTO = "photo"
 RESOLVER = "resolver"
-AUTO_AT_DEADLINE = "auto_at_deadline"
 
 MAX_PHOTO_BYTES = 10 * 1024 * 1024
 # the image types a photo may be, by their first bytes (no imaging library is needed)
@@ -82,15 +83,10 @@ PHOTO_SIGNATURES = (
     (b"GIF89a", "gif"),
 )
 
-AUTO_UNAVAILABLE = gettext_lazy(
-    "Auto-resolve needs the tactical engine, which is not part of this version yet: fight the "
-    "battle on the tabletop and enter its result by hand."
+AUTO_AT_DEADLINE_NOTE = gettext_lazy(
+    "No result was entered by the battles deadline: the tactical engine fought the battle, as "
+    "the game master had chosen."
 )
-AUTO_AT_DEADLINE_UNAVAILABLE = gettext_lazy(
-    "A battle can default to auto-resolve at the deadline only once the tactical engine "
-    "exists; until then its result is entered by hand."
-)
-
 NEGATIVE = {
     "killed": gettext_lazy("%(unit)s: the figures killed cannot be a negative number."),
     "fled": gettext_lazy("%(unit)s: the figures that fled cannot be a negative number."),
@@ -546,7 +542,8 @@ def battle_resolver_set(
     *, campaign: Campaign, battle: Battle, user, resolver: str, auto_at_deadline: bool = False
 ) -> Battle:
     """The GM chooses how the battle is resolved: on the tabletop (the result entered by
-    hand) or by the tactical engine, now or by default at the deadline."""
+    hand) or by the tactical engine; and whether the engine fights it at the turn's battles
+    deadline if no result has been entered by then (`battles_auto_resolve_due`)."""
     battle = _locked(battle)
     rights = _rights(campaign, battle, user)
     if not rights.is_gm:
@@ -554,15 +551,8 @@ def battle_resolver_set(
     _require_waiting(battle)
     if battle.entry in (Battle.Entry.CONFIRMED, Battle.Entry.OVERRIDDEN):
         raise BattleRefused(_("Battle %(battle)s already has its result.") % {"battle": battle.key})
-    errors: dict[str, list[str]] = {}
     if resolver not in Battle.Resolver.values:
-        errors[RESOLVER] = [_("Choose tabletop or auto-resolve.")]
-    elif resolver == Battle.Resolver.AUTO and not AUTO_RESOLVER_AVAILABLE:
-        errors[RESOLVER] = [str(AUTO_UNAVAILABLE)]
-    if auto_at_deadline and not AUTO_RESOLVER_AVAILABLE:
-        errors[AUTO_AT_DEADLINE] = [str(AUTO_AT_DEADLINE_UNAVAILABLE)]
-    if errors:
-        raise InvalidResultEntry(errors)
+        raise InvalidResultEntry({RESOLVER: [_("Choose tabletop or auto-resolve.")]})
     battle.resolver = resolver
     battle.auto_at_deadline = auto_at_deadline
     battle.save(update_fields=["resolver", "auto_at_deadline"])
@@ -587,6 +577,12 @@ def battle_auto_resolve(*, campaign: Campaign, battle: Battle, user) -> Battle:
     if not rights.is_gm:
         raise BattleRefused(_("Only the game master can auto-resolve a battle."))
     _require_waiting(battle)
+    return _auto_resolve(battle, user, "auto-resolve")
+
+
+def _auto_resolve(battle: Battle, user, action: str, note: str = "") -> Battle:
+    """Fight the (locked, waiting) battle with the tactical engine and record its result as
+    settled; `action` and `note` name why in the audit log."""
     if battle.status != Battle.Status.PENDING:
         raise BattleRefused(_("Battle %(battle)s already has its result.") % {"battle": battle.key})
     state = campaign_services.campaign_state(campaign=battle.campaign)
@@ -620,7 +616,8 @@ def battle_auto_resolve(*, campaign: Campaign, battle: Battle, user) -> Battle:
     _audit(
         battle,
         user,
-        "auto-resolve",
+        action,
+        note=note,
         data={
             "result": check.data,
             "seed": dice.seed,
@@ -632,6 +629,48 @@ def battle_auto_resolve(*, campaign: Campaign, battle: Battle, user) -> Battle:
     )
     _go_on_if_settled(battle.turn)
     return battle
+
+
+def battles_due_auto_resolve_list(*, now) -> list[Battle]:
+    """The battles the engine must fight now: marked "auto-resolve at the deadline", still
+    waiting with no result entered, in a turn whose battles deadline has passed."""
+    return list(
+        Battle.objects.filter(
+            status=Battle.Status.PENDING,
+            auto_at_deadline=True,
+            entry=Battle.Entry.NONE,
+            turn__status=Turn.Status.BATTLES,
+            turn__battles_deadline__lte=now,
+        )
+        .select_related("turn", "campaign")
+        .order_by("turn_id", "contact_order", "pk")
+    )
+
+
+def battles_auto_resolve_due(*, now) -> list[Battle]:
+    """Have the tactical engine fight every battle due at its deadline
+    (`battles_due_auto_resolve_list`), each in its own transaction. One that the engine
+    cannot fight, or that was settled meanwhile, is left for the GM (it stays in his inbox)
+    and logged; the others go on. Returns the battles fought."""
+    fought = []
+    for battle in battles_due_auto_resolve_list(now=now):
+        try:
+            with transaction.atomic():
+                locked = _locked(battle)
+                if locked.entry != Battle.Entry.NONE or not locked.auto_at_deadline:
+                    continue  # a result came in meanwhile: it goes the usual way
+                _require_waiting(locked)
+                fought.append(
+                    _auto_resolve(
+                        locked,
+                        None,
+                        "auto-resolve-deadline",
+                        note=str(AUTO_AT_DEADLINE_NOTE),
+                    )
+                )
+        except (BattleRefused, InvalidResultEntry) as e:
+            log.warning("battle %s not auto-resolved at its deadline: %s", battle.pk, e)
+    return fought
 
 
 @transaction.atomic

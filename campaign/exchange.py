@@ -122,6 +122,7 @@ def campaign_export(*, campaign: Campaign) -> dict[str, Any]:
                 "number": t.number,
                 "status": t.status,
                 "deadline": _iso(t.deadline),
+                "battles_deadline": _iso(t.battles_deadline),
                 "timezone": t.timezone,
                 "extensions": t.extensions,
                 "paused": t.paused,
@@ -144,6 +145,7 @@ def campaign_export(*, campaign: Campaign) -> dict[str, Any]:
                 "pack": b.pack,
                 "status": b.status,
                 "resolver": b.resolver,
+                "auto_at_deadline": b.auto_at_deadline,
                 "result": b.result,
             }
             for b in Battle.objects.filter(campaign=campaign)
@@ -231,12 +233,13 @@ def _import(data: dict[str, Any]) -> Campaign:
     for t in data["turns"]:
         status = _choice(Turn.Status, t["status"], "turn status")
         done = status != Turn.Status.OPEN
-        deadline = t.get("deadline")
+        deadline, battles_deadline = t.get("deadline"), t.get("battles_deadline")
         turns[t["number"]] = Turn.objects.create(
             campaign=campaign,
             number=t["number"],
             status=status,
             deadline=datetime.fromisoformat(deadline) if deadline else None,
+            battles_deadline=datetime.fromisoformat(battles_deadline) if battles_deadline else None,
             timezone=t.get("timezone", "UTC"),
             extensions=t.get("extensions", 0),
             paused=t.get("paused", False),
@@ -289,6 +292,7 @@ def _import(data: dict[str, Any]) -> Campaign:
             pack=b["pack"],
             status=_choice(Battle.Status, b["status"], "battle status"),
             resolver=_choice(Battle.Resolver, b["resolver"], "battle resolver"),
+            auto_at_deadline=bool(b.get("auto_at_deadline", False)),
             result=b.get("result"),
             resolved_at=now if b["status"] == Battle.Status.RESOLVED else None,
         )

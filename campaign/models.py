@@ -301,6 +301,9 @@ class Turn(models.Model):
         _("status"), max_length=20, choices=Status.choices, default=Status.OPEN
     )
     deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
+    # while battles wait (status BATTLES): when their results are due; a battle the GM marked
+    # "auto-resolve at the deadline" and still without a result is fought by the engine then
+    battles_deadline = models.DateTimeField(_("battles deadline"), null=True, blank=True)
     timezone = models.CharField(_("time zone"), max_length=50, default="UTC")
     extensions = models.PositiveSmallIntegerField(default=0)
     paused = models.BooleanField(default=False)

@@ -14,7 +14,10 @@ The clock: the GM sets the deadline and its time zone, may pause the turn (a pau
 does not fire; resuming moves it on by the time spent paused) and extend it (at most three
 times a turn, at most seven days each). A turn with a deadline closes early once every
 active player has confirmed his orders; a turn without one waits for the GM. A new turn
-opened by Phases 4–8 gets the previous turn's duration as its deadline, or none.
+opened by Phases 4–8 gets the previous turn's duration as its deadline, or none. While
+battles wait, the GM may set when their results are due (`turn_battles_deadline_set`); the
+battles he marked "auto-resolve at the deadline" that still have no result are then fought by
+the tactical engine.
 
 While a turn is open and paused, the moment the pause began is kept in `Turn.carry["clock"]`
 (the carry is empty until Phases 0–2 fill it, and the rules ignore the key).
@@ -191,6 +194,32 @@ def turn_extend(*, turn: Turn, days: int = 0, hours: int = 0) -> Turn:
     return turn
 
 
+@transaction.atomic
+def turn_battles_deadline_set(
+    *, turn: Turn, deadline: datetime | None, timezone: str | None = None
+) -> Turn:
+    """Set (or clear, with `None`) when the results of the turn's battles are due, while they
+    wait. A naive deadline is read in `timezone` (default: the turn's); it must lie in the
+    future. At the deadline, each battle the GM marked "auto-resolve at the deadline" that
+    still has no result entered is fought by the tactical engine (`turn_deadlines_check`)."""
+    zone = _zone(timezone or turn.timezone)
+    turn = _locked(turn)
+    if turn.status != Turn.Status.BATTLES:
+        raise ClockError(
+            _("Turn %(turn)s has no battles waiting for their results.") % {"turn": turn.number}
+        )
+    if deadline is not None:
+        if djtz.is_naive(deadline):
+            deadline = djtz.make_aware(deadline, zone)
+        if deadline <= djtz.now():
+            raise ClockError(_("The deadline must be in the future."))
+    turn.battles_deadline = deadline
+    if timezone:
+        turn.timezone = timezone
+    turn.save(update_fields=["battles_deadline", "timezone"])
+    return turn
+
+
 # --- closing ---------------------------------------------------------------------------------
 
 
@@ -262,12 +291,14 @@ def turn_close_if_ready(*, turn_id: int) -> Turn | None:
 class DeadlineCheck:
     closed: list[Turn] = field(default_factory=list)  # at their deadline
     ready: list[Turn] = field(default_factory=list)  # early: every player confirmed
+    auto_resolved: list[Battle] = field(default_factory=list)  # at their battles deadline
 
 
 def turn_deadlines_check(*, now: datetime | None = None) -> DeadlineCheck:
     """The periodic check: close the turns whose deadline has passed, close early those whose
     players have all confirmed (in case the close queued with the last confirmation was
-    lost), and send the reminders that are due."""
+    lost), have the tactical engine fight the battles due to be auto-resolved at their
+    turn's battles deadline, and send the reminders that are due."""
     now = now or djtz.now()
     closed = turn_close_due(now=now)
     ready = []
@@ -278,8 +309,11 @@ def turn_deadlines_check(*, now: datetime | None = None) -> DeadlineCheck:
         turn = turn_close_if_ready(turn_id=pk)
         if turn is not None:
             ready.append(turn)
+    from battles.services import battles_auto_resolve_due  # battles' services use this app
+
+    auto = battles_auto_resolve_due(now=now)
     _enqueue(_notifications().notify_reminders_due_task)
-    return DeadlineCheck(closed, ready)
+    return DeadlineCheck(closed, ready, auto)
 
 
 # --- resolving -------------------------------------------------------------------------------

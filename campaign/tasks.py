@@ -60,6 +60,10 @@ def turn_close_if_ready_task(turn_id: int) -> str:
 
 @shared_task(name="campaign.deadlines_check", **RETRY)
 def deadlines_check_task() -> str:
-    """Periodic (celery beat, every minute): close due turns, send due reminders."""
+    """Periodic (celery beat, every minute): close due turns, auto-resolve the battles due at
+    their deadline, send due reminders."""
     check = services_turn.turn_deadlines_check()
-    return f"{len(check.closed)} closed at the deadline, {len(check.ready)} early"
+    return (
+        f"{len(check.closed)} closed at the deadline, {len(check.ready)} early, "
+        f"{len(check.auto_resolved)} battles auto-resolved"
+    )

@@ -33,7 +33,6 @@ from battles.forms import BattleResultForm, DisputeForm, PhotoForm, ResolverForm
 from battles.models import Battle
 from battles.queries import battle_get_for_viewer
 from battles.selectors import (
-    AUTO_RESOLVER_AVAILABLE,
     COUNTS,
     BattleRights,
     Roster,
@@ -346,9 +345,6 @@ def _context(
             initial={"resolver": battle.resolver, "auto_at_deadline": battle.auto_at_deadline}
         ),
         "photo_form": PhotoForm(),
-        "auto_available": AUTO_RESOLVER_AVAILABLE,
-        "auto_unavailable": services.AUTO_UNAVAILABLE,
-        "auto_at_deadline_unavailable": services.AUTO_AT_DEADLINE_UNAVAILABLE,
         "audit": battle_audit_list(battle=battle),
         "photos": [
             {"photo": p, "who": user_label(p.uploaded_by)}

@@ -55,19 +55,33 @@ class DeadlineForm(forms.Form):
         self.fields["timezone"].choices = [(z, z) for z in services_turn.timezones()]
 
 
+class BattlesDeadlineForm(DeadlineForm):
+    """When the results of the waiting battles are due."""
+
+    deadline = WallClockField(
+        label=gettext_lazy("Results due by"),
+        required=False,
+        help_text=gettext_lazy(
+            "Leave it empty for no deadline. At the deadline, the battles you marked "
+            "“auto-resolve at the deadline” that still have no result are fought by the "
+            "tactical engine; the others keep waiting."
+        ),
+    )
+
+
 class ExtendForm(forms.Form):
     days = forms.IntegerField(label=gettext_lazy("Days"), min_value=0, max_value=7, initial=1)
     hours = forms.IntegerField(label=gettext_lazy("Hours"), min_value=0, max_value=23, initial=0)
 
 
-def _deadline_initial(turn: Turn) -> dict[str, Any]:
+def _deadline_initial(turn: Turn, deadline: datetime | None) -> dict[str, Any]:
     initial: dict[str, Any] = {"timezone": turn.timezone}
-    if turn.deadline is not None:
+    if deadline is not None:
         try:
             zone = zoneinfo.ZoneInfo(turn.timezone)
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):
             zone = UTC
-        initial["deadline"] = turn.deadline.astimezone(zone).replace(tzinfo=None)
+        initial["deadline"] = deadline.astimezone(zone).replace(tzinfo=None)
     return initial
 
 
@@ -119,7 +133,13 @@ def _context(viewer: Viewer, **extra: Any) -> dict[str, Any]:
         context["my_orders"] = mine.status if mine else "none"
     if viewer.is_gm:
         context["orders_states"] = services_turn.orders_states_list_for_gm(turn=turn)
-        context["deadline_form"] = DeadlineForm(initial=_deadline_initial(turn))
+        context["deadline_form"] = DeadlineForm(initial=_deadline_initial(turn, turn.deadline))
+        context["battles_deadline_form"] = BattlesDeadlineForm(
+            initial=_deadline_initial(turn, turn.battles_deadline)
+        )
+        context["battles_auto"] = Battle.objects.filter(
+            turn=turn, status=Battle.Status.PENDING, auto_at_deadline=True
+        ).count()
         context["extend_form"] = ExtendForm()
         context["max_extensions"] = services_turn.MAX_EXTENSIONS
     context.update(extra)
@@ -171,6 +191,21 @@ def _control(request: HttpRequest, viewer: Viewer) -> HttpResponse:
                 _("The deadline is set.")
                 if form.cleaned_data["deadline"]
                 else _("The turn has no deadline now.")
+            )
+        elif action == "battles-deadline":
+            form = BattlesDeadlineForm(request.POST)
+            extra["battles_deadline_form"] = form
+            if not form.is_valid():
+                raise ServiceError(_("The battles deadline could not be set: see the form."))
+            services_turn.turn_battles_deadline_set(
+                turn=turn,
+                deadline=form.cleaned_data["deadline"],
+                timezone=form.cleaned_data["timezone"],
+            )
+            done = (
+                _("The battles deadline is set.")
+                if form.cleaned_data["deadline"]
+                else _("The battles have no deadline now.")
             )
         elif action == "extend":
             form = ExtendForm(request.POST)

@@ -262,7 +262,7 @@ def test_the_deadlines_check_task_closes_due_turns_and_reminds(
     with django_capture_on_commit_callbacks(execute=True):
         result = tasks.deadlines_check_task.delay().get()
 
-    assert result == "1 closed at the deadline, 0 early"
+    assert result == "1 closed at the deadline, 0 early, 0 battles auto-resolved"
     assert _reload(turn).status != Turn.Status.OPEN
     assert _reload(second).status == Turn.Status.OPEN
 

@@ -8,7 +8,7 @@ from django.contrib import admin
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from battles.models import Battle, BattleAudit, BattlePhoto
+from battles.models import Battle, BattleAudit, BattlePhoto, WhatIfOdds
 from campaign.models import Campaign, Invitation, Membership, Turn
 
 pytestmark = pytest.mark.django_db
@@ -41,6 +41,9 @@ def played(run, battle_campaign, results_file, django_user_model, settings, tmp_
     BattleAudit.objects.create(battle=battle, user=gm, action="override", note="settled")
     BattlePhoto.objects.create(
         battle=battle, file=SimpleUploadedFile("field.png", b"\x89PNG\r\n\x1a\n"), uploaded_by=gm
+    )
+    WhatIfOdds.objects.create(
+        campaign=battle_campaign, turn=battle.turn, input_hash="0" * 64, odds={"runs": 1}
     )
     return battle_campaign
 
