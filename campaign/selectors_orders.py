@@ -94,8 +94,34 @@ def player_orders_get(*, player: Player, row: Orders | None) -> PlayerOrders:
 # --- the player's forces ---------------------------------------------------------------------
 
 
+class ForceFacts:
+    """What the orders page shows of a force (`self.force`), own or enemy."""
+
+    force: Force
+
+    @property
+    def key(self) -> str:
+        return self.force.id
+
+    @property
+    def name(self) -> str:
+        return self.force.name or self.force.id
+
+    @property
+    def figures(self) -> int:
+        return self.force.figures
+
+    @property
+    def status_label(self) -> str:
+        return str(STATUS_LABELS[self.force.status])
+
+    @property
+    def square_label(self) -> str:
+        return square_label(self.force.square)
+
+
 @dataclass(frozen=True)
-class ForceCard:
+class ForceCard(ForceFacts):
     """One of the player's forces as the orders page shows it."""
 
     force: Force
@@ -105,14 +131,6 @@ class ForceCard:
     orders: ForceOrders | None  # as saved
     legal: frozenset[Coord]  # squares a path may use this turn (rules.orders.legal_moves)
     enemies: tuple[EnemyChoice, ...] = ()  # visible enemy forces, nearest first
-
-    @property
-    def key(self) -> str:
-        return self.force.id
-
-    @property
-    def name(self) -> str:
-        return self.force.name or self.force.id
 
     @property
     def status(self) -> Status:
@@ -127,10 +145,6 @@ class ForceCard:
         return self.force.leader
 
     @property
-    def figures(self) -> int:
-        return self.force.figures
-
-    @property
     def points(self) -> int:
         return self.force.points
 
@@ -139,20 +153,12 @@ class ForceCard:
         return self.force.carries_loot
 
     @property
-    def status_label(self) -> str:
-        return str(STATUS_LABELS[self.force.status])
-
-    @property
     def territory_label(self) -> str:
         return str(TERRITORY_LABELS[self.territory])
 
     @property
     def features_label(self) -> str:
         return features_label(self.features)
-
-    @property
-    def square_label(self) -> str:
-        return square_label(self.force.square)
 
 
 def _snow(state: CampaignState, square: Coord) -> int:
@@ -182,31 +188,11 @@ def force_cards_list_for_player(
 
 
 @dataclass(frozen=True)
-class EnemyChoice:
+class EnemyChoice(ForceFacts):
     """A visible enemy force a player may ask the odds against, as his side sees it."""
 
     force: Force
     distance: int  # in squares from the player's force (diagonal steps count one)
-
-    @property
-    def key(self) -> str:
-        return self.force.id
-
-    @property
-    def name(self) -> str:
-        return self.force.name or self.force.id
-
-    @property
-    def figures(self) -> int:
-        return self.force.figures
-
-    @property
-    def status_label(self) -> str:
-        return str(STATUS_LABELS[self.force.status])
-
-    @property
-    def square_label(self) -> str:
-        return square_label(self.force.square)
 
 
 def enemy_choices(card: ForceCard, enemies: tuple[Force, ...]) -> tuple[EnemyChoice, ...]:

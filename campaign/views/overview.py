@@ -4,6 +4,8 @@ live turn panel that the page polls while the turn is being closed or resolved."
 from __future__ import annotations
 
 import zoneinfo
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -172,41 +174,56 @@ def turn_status(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
+@dataclass(frozen=True)
+class Deadline:
+    """One of the GM's deadline forms: the form, its context name, the service that sets it,
+    and what the GM is told (refused, set, cleared)."""
+
+    form: type[DeadlineForm]
+    name: str
+    service: Callable[..., Turn]
+    invalid: Any
+    set: Any
+    cleared: Any
+
+
+DEADLINES = {
+    "deadline": Deadline(
+        DeadlineForm,
+        "deadline_form",
+        services_turn.turn_open,
+        gettext_lazy("The deadline could not be set: see the form."),
+        gettext_lazy("The deadline is set."),
+        gettext_lazy("The turn has no deadline now."),
+    ),
+    "battles-deadline": Deadline(
+        BattlesDeadlineForm,
+        "battles_deadline_form",
+        services_turn.turn_battles_deadline_set,
+        gettext_lazy("The battles deadline could not be set: see the form."),
+        gettext_lazy("The battles deadline is set."),
+        gettext_lazy("The battles have no deadline now."),
+    ),
+}
+
+
+def _deadline_set(request: HttpRequest, turn: Turn, what: Deadline, extra: dict) -> str:
+    form = what.form(request.POST)
+    extra[what.name] = form
+    if not form.is_valid():
+        raise ServiceError(str(what.invalid))
+    deadline = form.cleaned_data["deadline"]
+    what.service(turn=turn, deadline=deadline, timezone=form.cleaned_data["timezone"])
+    return str(what.set if deadline else what.cleared)
+
+
 def _control(request: HttpRequest, viewer: Viewer) -> HttpResponse:
     turn = turn_current(campaign=viewer.campaign)
     action = request.POST.get("action", "")
     extra: dict[str, Any] = {}
     try:
-        if action == "deadline":
-            form = DeadlineForm(request.POST)
-            extra["deadline_form"] = form
-            if not form.is_valid():
-                raise ServiceError(_("The deadline could not be set: see the form."))
-            services_turn.turn_open(
-                turn=turn,
-                deadline=form.cleaned_data["deadline"],
-                timezone=form.cleaned_data["timezone"],
-            )
-            done = (
-                _("The deadline is set.")
-                if form.cleaned_data["deadline"]
-                else _("The turn has no deadline now.")
-            )
-        elif action == "battles-deadline":
-            form = BattlesDeadlineForm(request.POST)
-            extra["battles_deadline_form"] = form
-            if not form.is_valid():
-                raise ServiceError(_("The battles deadline could not be set: see the form."))
-            services_turn.turn_battles_deadline_set(
-                turn=turn,
-                deadline=form.cleaned_data["deadline"],
-                timezone=form.cleaned_data["timezone"],
-            )
-            done = (
-                _("The battles deadline is set.")
-                if form.cleaned_data["deadline"]
-                else _("The battles have no deadline now.")
-            )
+        if action in DEADLINES:
+            done = _deadline_set(request, turn, DEADLINES[action], extra)
         elif action == "extend":
             form = ExtendForm(request.POST)
             extra["extend_form"] = form
