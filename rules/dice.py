@@ -75,6 +75,12 @@ class Dice(ABC):
     def naturals(self, count: int, sides: int = 6) -> tuple[int, ...]:
         return tuple(self._next(sides) for _ in range(count))
 
+    def faces(self, count: int, sides: int) -> bytes:
+        """`count` natural faces as bytes (`sides` < 256), the same dice as `naturals`: the
+        engines' hot path counts successes and criticals on them with bytes methods."""
+        nxt = self._next
+        return bytes([nxt(sides) for _ in range(count)])
+
     def roll(
         self,
         *,
@@ -119,17 +125,145 @@ class Dice(ABC):
 
 
 class SeededDice(Dice):
-    """Pseudo-random dice from a seed, with their own `random.Random` (never the module's)."""
+    """Pseudo-random dice from a seed, with their own `random.Random` (never the module's).
+
+    The faces are exactly those of `randint(1, sides)` (`1 + _randbelow(sides)`): the top
+    `sides.bit_length()` bits of the generator's next 32-bit word, the word skipped when they
+    are `sides` or more. The words are drawn 1,024 at a time with one `getrandbits` call (the
+    same words, in the same order) and read from a buffer, so a battle's thousands of dice
+    cost a few bytes operations instead of a Python call per die and per rejected word."""
 
     def __init__(self, seed: int) -> None:
         super().__init__()
         self.seed = seed
         self._rng = random.Random(seed)
-        # randint(1, n) is 1 + _randbelow(n); calling it directly gives the same faces faster
-        self._below = self._rng._randbelow
+        self._raw = b""  # unread words, 4 little-endian bytes each
+        self._tops = b""  # their most significant bytes (all a die under 256 faces needs)
+        self._pos = 0  # next unread word
+        self._trans: dict[int, bytes] = {}  # sides → `_tops` read as faces of that die
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        # A subclass that overrides `_next` (e.g. to record every face) must see every die:
+        # it gets the base class's per-die `faces` and `naturals` back.
+        super().__init_subclass__(**kwargs)
+        if "_next" in cls.__dict__:
+            if "faces" not in cls.__dict__:
+                cls.faces = Dice.faces  # type: ignore[method-assign]
+            if "naturals" not in cls.__dict__:
+                cls.naturals = Dice.naturals  # type: ignore[method-assign]
+
+    def _refill(self, need: int) -> None:
+        """Keep the unread words and append at least `need` fresh ones."""
+        n = max(need, _WORDS)
+        fresh = self._rng.getrandbits(32 * n).to_bytes(4 * n, "little")
+        self._raw = self._raw[4 * self._pos :] + fresh
+        self._tops = self._raw[3::4]
+        self._pos = 0
+        self._trans = {}
+
+    def _translated(self, sides: int, need: int) -> bytes:
+        """The buffer as faces of a D`sides` (0 for a rejected word), with at least `need`
+        unread words (refilled if not)."""
+        if self._pos + need > len(self._tops):
+            self._refill(need)
+        trans = self._trans.get(sides)
+        if trans is None:
+            table = _FACE_TABLES.get(sides) or _face_table(sides)
+            trans = self._trans[sides] = self._tops.translate(table)
+        return trans
+
+    def _word(self) -> int:
+        pos = self._pos
+        if pos >= len(self._tops):
+            self._refill(1)
+            pos = 0
+        self._pos = pos + 1
+        return int.from_bytes(self._raw[4 * pos : 4 * pos + 4], "little")
+
+    def _bits(self, k: int) -> int:
+        """`getrandbits(k)` read from the buffer: one word for k ≤ 32, else k/32 words,
+        least significant first, the last one keeping its top bits."""
+        if k <= 32:
+            return self._word() >> (32 - k)
+        r, shift = 0, 0
+        while k > 0:
+            w = self._word()
+            if k < 32:
+                w >>= 32 - k
+            r |= w << shift
+            shift += 32
+            k -= 32
+        return r
 
     def _next(self, sides: int) -> int:
-        return self._below(sides) + 1
+        if sides < 1:
+            raise DiceError(f"a die needs at least one face, not {sides}")
+        if sides < 256:
+            # Self-contained (no `self.faces`): subclasses that override `_next` call it.
+            while True:
+                trans = self._trans.get(sides)
+                pos = self._pos
+                if trans is None or pos >= len(trans):
+                    trans = self._translated(sides, 1)
+                    pos = self._pos
+                self._pos = pos + 1
+                face = trans[pos]
+                if face:
+                    return face
+        k = sides.bit_length()
+        r = self._bits(k)
+        while r >= sides:
+            r = self._bits(k)
+        return r + 1
+
+    def faces(self, count: int, sides: int) -> bytes:
+        if count <= 0:
+            return b""
+        trans = self._trans.get(sides)
+        pos = self._pos
+        end = pos + count
+        if trans is None or end > len(trans):
+            trans = self._translated(sides, count)
+            pos = self._pos
+            end = pos + count
+        seg = trans[pos:end]
+        self._pos = end
+        if 0 not in seg:
+            return seg
+        # Rejected words (top bits ≥ sides) give no die: read on for the missing ones.
+        got = seg.replace(b"\0", b"")
+        need = count - len(got)
+        while need:
+            pos = self._pos
+            end = pos + need
+            if end > len(trans):
+                trans = self._translated(sides, need)
+                pos = self._pos
+                end = pos + need
+            self._pos = end
+            got += trans[pos:end].replace(b"\0", b"")
+            need = count - len(got)
+        return got
+
+    def naturals(self, count: int, sides: int = 6) -> tuple[int, ...]:
+        if 0 < sides < 256:
+            return tuple(self.faces(count, sides))
+        return tuple(self._next(sides) for _ in range(count))
+
+
+_WORDS = 1024  # words drawn per refill: a 20-unit battle reads about 4,700
+_FACE_TABLES: dict[int, bytes] = {}
+
+
+def _face_table(sides: int) -> bytes:
+    """Top byte of a word → its face on a D`sides` (1 ≤ sides < 256), 0 if the word is
+    rejected: the top `k` bits, k = sides.bit_length(), as `_randbelow` reads them."""
+    if not 0 < sides < 256:
+        raise DiceError(f"no byte faces for a D{sides}")
+    shift = 8 - sides.bit_length()
+    table = bytes((b >> shift) + 1 if (b >> shift) < sides else 0 for b in range(256))
+    _FACE_TABLES[sides] = table
+    return table
 
 
 class ScriptedDice(Dice):

@@ -26,13 +26,13 @@ campaign's victory method decides (R7.3). Every die goes through the injected `D
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from rules import tables as RT
 from rules.battle import BattleResult, BattleSide, IndividualFate, UnitLoss
 from rules.checks import battle_result, weather_test
-from rules.dice import Dice, Modifier
+from rules.dice import Dice, Modifier, RollRecord
 from rules.tactical import tables as T
 from rules.tactical.inputs import BattleInput, check_input
 from rules.tactical.profiles import FLANK, FRONT, SUPPORT, Profile, unit_profile
@@ -290,7 +290,7 @@ class _Unit:
         "spec", "uid", "key", "p", "figs", "wounds", "stress", "disorg", "demor", "ammo",
         "stance", "gone", "killed", "fled", "left_oppose", "left_retreat", "combat", "flank",
         "charging", "was_engaged", "column_until", "leave_at", "leave_as", "horse", "side",
-        "prefix", "protected",
+        "prefix", "protected", "terms",
     )  # fmt: skip
 
     def __init__(self, spec: UnitSpec, side: _Side, prefix: str) -> None:
@@ -318,6 +318,7 @@ class _Unit:
         self.horse = self.p.line == FLANK and not self.p.flyer
         self.prefix = f"{prefix}{spec.uid}"
         self.protected = False  # behind field works (R7.8.4)
+        self.terms: _Terms  # set by _Battle when it keeps a ledger
 
 
 class _Side:
@@ -353,22 +354,88 @@ class _Side:
         return [u for u in self.units if not u.gone]
 
 
-_NOUNS = ("hit", "wound", "success")
+# --- the Action Table roll ------------------------------------------------------------------
+
+# The faces of a D10 under a threshold, deleted with `bytes.translate`: what is left are the
+# successes (C speed, where a Python comparison per die cost more than the dice).
+_BELOW = {t: bytes(range(1, t)) for t in range(2, 11)}
+_PLURALS = {"hit": "hits", "wound": "wounds", "success": "successes"}
+# Builds a ledger entry without the named tuple's Python-level `__new__`.
+_new_record = tuple.__new__
 
 
-def _judge(noun: str, thr: int):
-    plural = noun + ("es" if noun.endswith("s") else "s")
+def _below(thr: int) -> bytes:
+    """`_BELOW` for any threshold (≤ 1: every face succeeds; ≥ 11: none does)."""
+    return _BELOW.get(thr) or bytes(range(1, max(1, min(thr, 11))))
 
-    def judge(_total: int, nat: tuple[int, ...]) -> str:
-        n = sum(map(thr.__le__, nat))
+
+# Outcome texts by (noun, threshold, successes, criticals): a few hundred distinct ones
+# recur thousands of times a battle. Bounded, in case of unusual callers.
+_OUTCOMES: dict[tuple[str, int, int, int], str] = {}
+_OUTCOMES_MAX = 4096
+
+
+def _outcome(noun: str, thr: int, n: int, c: int) -> str:
+    """`4 hits on 5+, 1 critical`: the ledger's outcome of an Action Table roll."""
+    word = noun if n == 1 else _PLURALS.get(noun) or noun + ("es" if noun.endswith("s") else "s")
+    text = f"{n} {word} on {thr}+, {c} critical" if c else f"{n} {word} on {thr}+"
+    if len(_OUTCOMES) < _OUTCOMES_MAX:
+        _OUTCOMES[noun, thr, n, c] = text
+    return text
+
+
+def _count(faces: Callable[[int, int], bytes], count: int, thr: int) -> int:
+    """Successes of `count` D10 on `thr`+ with their criticals, nothing recorded (the
+    simulation's fast path: the same dice as `_logged`)."""
+    if count <= 0:
+        return 0
+    below = _BELOW.get(thr) or _below(thr)
+    nat = faces(count, 10)
+    s = len(nat.translate(None, below))
+    c = nat.count(10)
+    while c:
+        nat = faces(c, 10)
+        s += len(nat.translate(None, below))
         c = nat.count(10)
-        text = f"{n} {noun if n == 1 else plural} on {thr}+"
-        return f"{text}, {c} critical" if c else text
-
-    return judge
+    return s
 
 
-_JUDGES = {noun: {t: _judge(noun, t) for t in range(2, 11)} for noun in _NOUNS}
+def _logged(
+    dice: Dice,
+    purpose: str,
+    rule: str,
+    count: int,
+    thr: int,
+    noun: str,
+    mods: tuple[Modifier, ...],
+) -> int:
+    """`_count` with its ledger entries: one for the roll (with `mods`, its non-zero Action and
+    Opposition terms), one per round of critical dice; each outcome reads e.g. `4 hits on
+    5+, 1 critical`. The entries are those `Dice.roll` made with a judge, built directly
+    (no judge callback, no keyword call: ~900 a battle)."""
+    if count <= 0:
+        return 0
+    faces, ledger = dice.faces, dice.ledger
+    below = _BELOW.get(thr) or _below(thr)
+    nat = faces(count, 10)
+    n = len(nat.translate(None, below))
+    c = nat.count(10)
+    text = _OUTCOMES.get((noun, thr, n, c)) or _outcome(noun, thr, n, c)
+    entry = (len(ledger) + 1, purpose, rule, 10, tuple(nat), mods, None, text, ())
+    ledger.append(_new_record(RollRecord, entry))
+    if not c:
+        return n
+    s = n
+    purpose += ":critical"
+    while c:
+        nat = faces(c, 10)
+        n = len(nat.translate(None, below))
+        c = nat.count(10)
+        text = _OUTCOMES.get((noun, thr, n, c)) or _outcome(noun, thr, n, c)
+        entry = (len(ledger) + 1, purpose, "§10.4 critical", 10, tuple(nat), (), None, text, ())
+        ledger.append(_new_record(RollRecord, entry))
+        s += n
+    return s
 
 
 def action_roll(
@@ -385,52 +452,46 @@ def action_roll(
     """One Action Table roll (§10.4): `count` D10, each die ≥ `threshold` a success; every
     natural 10 rolls one extra D10 for the same test (a critical; extra dice may crit again,
     [SR]). One ledger entry for the roll, one per round of critical dice. With
-    `ledger=False` the same dice are read through `Dice.naturals` and nothing is recorded
-    (the simulation's fast path: same dice, same count)."""
-    if count <= 0:
-        return 0
-    thr = threshold
+    `ledger=False` the same dice are read and nothing is recorded (the simulation's fast
+    path: same dice, same count)."""
     if not ledger:
-        naturals = dice.naturals
-        nat = naturals(count, 10)
-        s = sum(map(thr.__le__, nat))
-        c = nat.count(10)
-        while c:
-            nat = naturals(c, 10)
-            s += sum(map(thr.__le__, nat))
-            c = nat.count(10)
-        return s
-    judge = _JUDGES[noun][thr]
-    rec = dice.roll(
-        purpose=purpose,
-        rule=rule,
-        sides=10,
-        count=count,
-        modifiers=modifiers or (),
-        judge=judge,
-        summed=False,
-    )
-    nat = rec.natural
-    s = sum(map(thr.__le__, nat))
-    c = nat.count(10)
-    while c:
-        rec = dice.roll(
-            purpose=purpose + ":critical",
-            rule="§10.4 critical",
-            sides=10,
-            count=c,
-            judge=judge,
-            summed=False,
-        )
-        nat = rec.natural
-        s += sum(map(thr.__le__, nat))
-        c = nat.count(10)
-    return s
+        return _count(dice.faces, count, threshold)
+    mods = tuple(m for m in modifiers if m.value) if modifiers else ()
+    return _logged(dice, purpose, rule, count, threshold, noun, mods)
 
 
-def _mods(*pairs: tuple[str, int]) -> list[Modifier]:
-    """The ledger's modifiers: the non-zero terms of an Action − Opposition."""
-    return [Modifier(reason, value) for reason, value in pairs if value]
+def _mod(reason: str, value: int) -> Modifier | None:
+    """A ledger term of an Action − Opposition; None when zero (the ledger lists the non-zero
+    terms only, and `filter(None, …)` drops the Nones)."""
+    return Modifier(reason, value) if value else None
+
+
+# Terms that never change (built once, not per roll).
+_M_CHARGE = _mod("charge", 1)
+_M_FLANK = _mod("flank attack", T.FLANK_BONUS)
+_M_COLUMN = _mod("in column", -T.COLUMN_PENALTY)
+_M_WORKS = _mod("field works (R7.8.4)", -T.WORKS_OPPOSITION)
+_M_DEMORALISED = _mod("demoralised", -1)
+_M_RANGE = {r: _mod("range", -r) for r in (T.SHORT_RANGE, T.LONG_RANGE)}
+
+
+class _Terms:
+    """A unit's own ledger terms (its profile does not change during a battle), built once
+    per battle when the ledger is kept."""
+
+    __slots__ = (
+        "combat", "vs_combat", "strength", "vs_resistance", "shooting", "shot_strength",
+        "willpower",
+    )  # fmt: skip
+
+    def __init__(self, uid: str, p: Profile) -> None:
+        self.combat = _mod("Combat", p.combat)
+        self.vs_combat = _mod(f"Combat of {uid}", -p.combat)
+        self.strength = _mod("Strength", p.strength)
+        self.vs_resistance = _mod(f"Resistance of {uid}", -p.resistance)
+        self.shooting = _mod("Shooting", p.shooting)
+        self.shot_strength = _mod("weapon Strength", p.shot_strength)
+        self.willpower = _mod("Willpower", p.willpower)
 
 
 class _Battle:
@@ -444,25 +505,22 @@ class _Battle:
         self.sides[0].enemy, self.sides[1].enemy = self.sides[1], self.sides[0]
         self.t = 0
         self.log: list[str] = []
-        self.terrain = setup.terrain
+        self.terrain = terr = setup.terrain
+        self.faces = dice.faces
         self.missile_mod = 0
         self.melee_mod = 0
+        # The ledger's terms, built once rather than per roll.
+        self.m_missile: Modifier | None = None
+        self.m_melee: Modifier | None = None
+        self.m_ground = _mod("terrain for horse (§7.6)", terr.horse_combat)
+        self.m_crossing = _mod("crossing the river (§7.6)", terr.crossing)
+        self.m_cover = _mod("cover (§7.6)", -terr.cover)
+        if ledger:
+            for side in self.sides:
+                for u in side.units:
+                    u.terms = _Terms(u.uid, u.p)
 
     # --- dice ------------------------------------------------------------------------------
-
-    def _test(
-        self, purpose: str, rule: str, n: int, thr: int, noun: str, mods: list[Modifier] | None
-    ) -> int:
-        return action_roll(
-            self.dice,
-            purpose=purpose,
-            rule=rule,
-            count=n,
-            threshold=thr,
-            noun=noun,
-            modifiers=mods,
-            ledger=self.ledger,
-        )
 
     def _d6(self, purpose: str, rule: str, mods: list[Modifier] | None = None) -> int:
         if not self.ledger:
@@ -532,6 +590,8 @@ class _Battle:
         effects = s.effects if weather is s.weather else RT.WEATHER_BATTLE_EFFECTS[weather]
         self.missile_mod = int(effects.get("missile_to_hit", 0))  # R4.2: −1/−2 to missiles
         self.melee_mod = int(effects.get("melee_to_hit", 0))  # R4.2: −2 in melee, heavy rain
+        self.m_missile = _mod("weather (R4.2)", self.missile_mod)
+        self.m_melee = _mod("weather (R4.2)", self.melee_mod)
 
     def _role_side(self, role: str) -> _Side | None:
         for side in self.sides:
@@ -882,28 +942,27 @@ class _Battle:
         thr = T.threshold(action, opposition)
         rule = "§7.10.5 extra missile phase" if extra else "§10.4 shooting"
         dice = min(u.figs, 2 * p.frontage) * p.power
+        wthr = T.threshold(p.shot_strength, target.p.resistance)
         if not self.ledger:
-            hits = self._test("", rule, dice, thr, "hit", None)
-            wthr = T.threshold(p.shot_strength, target.p.resistance)
-            return self._test("", "", hits, wthr, "wound", None) if hits else 0
+            hits = _count(self.faces, dice, thr)
+            return _count(self.faces, hits, wthr)
         step = "extra-shot" if extra else f"t{t}:shoot"
-        mods = _mods(
-            ("Shooting", p.shooting),
-            ("weather (R4.2)", self.missile_mod),
-            ("stress and disorder", -state),
-            ("range", -long_range),
-            ("cover (§7.6)", -cover),
-            ("field works (R7.8.4)", -works),
+        ut = u.terms
+        mods = (
+            ut.shooting,
+            self.m_missile,
+            _mod("stress and disorder", -state) if state else None,
+            _M_RANGE[long_range],
+            self.m_cover,
+            _M_WORKS if works else None,
         )
-        hits = self._test(f"{u.prefix}:{step}-{target.uid}", rule, dice, thr, "hit", mods)
+        purpose = f"{u.prefix}:{step}-{target.uid}"
+        hits = _logged(self.dice, purpose, rule, dice, thr, "hit", tuple(filter(None, mods)))
         if not hits:
             return 0
-        wthr = T.threshold(p.shot_strength, target.p.resistance)
-        wmods = _mods(
-            ("weapon Strength", p.shot_strength),
-            (f"Resistance of {target.uid}", -target.p.resistance),
-        )
-        return self._test(f"{u.prefix}:{step}-wound", "§10.4 wound", hits, wthr, "wound", wmods)
+        wmods = tuple(filter(None, (ut.shot_strength, target.terms.vs_resistance)))
+        purpose = f"{u.prefix}:{step}-wound"
+        return _logged(self.dice, purpose, "§10.4 wound", hits, wthr, "wound", wmods)
 
     # --- melee -----------------------------------------------------------------------------
 
@@ -913,7 +972,7 @@ class _Battle:
         ca, cb = c
         self._charges(ca, cb)
         self._charges(cb, ca)
-        if any(u.charging for u in ca) and any(u.charging for u in cb):
+        if any([u.charging for u in ca]) and any([u.charging for u in cb]):
             # [SR-T] both would charge: the side with the initiative (scouting) has it.
             keep = ca if self.sides[0].priority else cb if self.sides[1].priority else None
             for u in (*ca, *cb):
@@ -925,9 +984,12 @@ class _Battle:
         # together.
         ti = self.terrain.initiative
         bonus = (len(ca) - 1, len(cb) - 1)
+        # (List comprehensions, not generators, in the hot loops: Python 3.12 inlines them.)
         order = sorted(
-            (-(u.p.initiative + ti + u.charging + bonus[u.key == "b"]), n, u)
-            for n, u in enumerate(fighters)
+            [
+                (-(u.p.initiative + ti + u.charging + bonus[u.key == "b"]), n, u)
+                for n, u in enumerate(fighters)
+            ]
         )
         dealt = [0, 0]
         i, count = 0, len(order)
@@ -970,7 +1032,11 @@ class _Battle:
             self._morale(u, diff + fear, f"t{t}:morale", "advantage")
 
     def _charges(self, mine: list[_Unit], theirs: list[_Unit]) -> None:
-        target = next((e for e in theirs if not e.gone), None)
+        target = None
+        for e in theirs:  # a plain loop: no generator for the usual one-unit side
+            if not e.gone:
+                target = e
+                break
         terr = self.terrain
         for u in mine:
             u.charging = (
@@ -1004,28 +1070,30 @@ class _Battle:
         thr = T.threshold(action, opposition)
         wthr = T.threshold(p.strength, target.p.resistance)
         if not self.ledger:
-            hits = self._test("", "", dice, thr, "hit", None)
-            return self._test("", "", hits, wthr, "wound", None) if hits else 0
-        mods = _mods(
-            ("Combat", p.combat),
-            ("charge", charge),
-            ("flank attack", flank),
-            ("weather (R4.2)", self.melee_mod),
-            ("terrain for horse (§7.6)", ground),
-            ("crossing the river (§7.6)", crossing),
-            ("disorganised / demoralised", -state),
-            ("in column", -column),
-            (f"Combat of {target.uid}", -target.p.combat),
-            ("field works (R7.8.4)", -works),
+            hits = _count(self.faces, dice, thr)
+            return _count(self.faces, hits, wthr)
+        ut, tt = u.terms, target.terms
+        mods = (
+            ut.combat,
+            _M_CHARGE if charge else None,
+            _M_FLANK if flank else None,
+            self.m_melee,
+            self.m_ground if ground else None,
+            self.m_crossing if crossing else None,
+            _mod("disorganised / demoralised", -state) if state else None,
+            _M_COLUMN if column else None,
+            tt.vs_combat,
+            _M_WORKS if works else None,
         )
         purpose = f"{u.prefix}:t{t}:attack-{target.uid}"
-        hits = self._test(purpose, "§10.4 attack", dice, thr, "hit", mods)
+        hits = _logged(
+            self.dice, purpose, "§10.4 attack", dice, thr, "hit", tuple(filter(None, mods))
+        )
         if not hits:
             return 0
-        wmods = _mods(
-            ("Strength", p.strength), (f"Resistance of {target.uid}", -target.p.resistance)
-        )
-        return self._test(f"{u.prefix}:t{t}:wound", "§10.4 wound", hits, wthr, "wound", wmods)
+        wmods = tuple(filter(None, (ut.strength, tt.vs_resistance)))
+        purpose = f"{u.prefix}:t{t}:wound"
+        return _logged(self.dice, purpose, "§10.4 wound", hits, wthr, "wound", wmods)
 
     def _wound(self, u: _Unit, wounds: int) -> int:
         """§10.4 casualties: every `health` wounds remove one warrior. Returns the dead."""
@@ -1049,6 +1117,13 @@ class _Battle:
     ) -> int:
         """§10.4 combat advantage: charged, more wounds, more warriors, less stress; units
         holding a hill (Defend) have the high ground (§7.6) [SR-T]."""
+        if len(mine) == 1 and len(theirs) == 1:  # most combats: the same sums, no generators
+            u, e = mine[0], theirs[0]
+            adv = (1 if u.charging else 0) + (dealt > taken) + (u.figs > e.figs)
+            adv += u.stress < e.stress
+            if hill and u.stance == DEFEND:
+                adv += hill
+            return adv
         adv = 1 if any(u.charging for u in mine) else 0
         adv += dealt > taken
         adv += sum(u.figs for u in mine) > sum(u.figs for u in theirs)
@@ -1067,14 +1142,17 @@ class _Battle:
         thr = T.threshold(action, opposition)
         n = T.MORALE_BASE_DICE + u.figs // T.MORALE_DICE_PER
         if self.ledger:
-            mods = _mods(
-                ("Willpower", u.p.willpower),
-                ("demoralised", -u.demor),
-                (f"opposition ({cause})", -opposition),
+            mods = (
+                u.terms.willpower,
+                _M_DEMORALISED if u.demor else None,
+                _mod(f"opposition ({cause})", -opposition),
             )
-            got = self._test(f"{u.prefix}:{step}", "§10.4 morale", n, thr, "success", mods)
+            purpose = f"{u.prefix}:{step}"
+            got = _logged(
+                self.dice, purpose, "§10.4 morale", n, thr, "success", tuple(filter(None, mods))
+            )
         else:
-            got = self._test("", "", n, thr, "success", None)
+            got = _count(self.faces, n, thr)
         if got == 0:
             u.fled += u.figs
             u.figs = 0
@@ -1121,8 +1199,12 @@ class _Battle:
         if u.combat is not None:
             opp += T.RALLY_IN_COMBAT
         thr = T.threshold(u.p.willpower, opp)
-        purpose = f"{u.prefix}:t{t}:rally" if self.ledger else ""
-        if self._test(purpose, "§10.4 morale (rally)", 1, thr, "success", None):
+        if self.ledger:
+            rule = "§10.4 morale (rally)"
+            got = _logged(self.dice, f"{u.prefix}:t{t}:rally", rule, 1, thr, "success", ())
+        else:
+            got = _count(self.faces, 1, thr)
+        if got:
             if u.demor:
                 u.demor = False
             else:
@@ -1138,7 +1220,7 @@ class _Battle:
         return u.figs * u.p.value * max(cond, 0.1)
 
     def _side_strength(self, side: _Side) -> float:
-        return sum(self._strength(u) for u in side.units if not u.gone and not u.leave_at)
+        return sum([self._strength(u) for u in side.units if not u.gone and not u.leave_at])
 
     def _commander(self, side: _Side, t: int) -> None:
         """The commander AI (§7.9): order a General Retreat when the battle is clearly lost
