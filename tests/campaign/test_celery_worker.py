@@ -163,3 +163,33 @@ def test_a_real_worker_resolves_a_turn(cast, worker):
     assert "campaign.turn_resolve" in worker.output(tail=10**7)
     assert "succeeded" in worker.output(tail=10**7)
     assert ": 'skipped'" in worker.output(tail=10**7)
+
+
+@pytest.fixture
+def to_the_worker(worker: Worker) -> Iterator[None]:
+    """Tasks this process queues (`.delay` in a view) go to the test worker's queue."""
+    conf = celery_app.conf
+    saved = conf.task_default_queue
+    conf.task_default_queue = worker.queue
+    yield
+    conf.task_default_queue = saved
+
+
+def test_a_real_worker_computes_the_odds_a_player_asks_for(cast, worker, to_the_worker):
+    """The orders page queues the what-if odds; the worker computes them and the panel,
+    polling, finds them."""
+    from django.urls import reverse
+
+    from battles.models import WhatIfOdds
+    from campaign.models import Force
+
+    Force.objects.filter(campaign=cast.campaign, key="d3").update(x=4, y=4)  # in sight
+    url = reverse("campaign:orders-odds", args=[cast.campaign.slug, "r1"])
+    client = cast.client("side_a")
+    htmx = {"HX-Request": "true"}
+    html = client.get(url, {"enemy": "d3"}, headers=htmx).content.decode()
+    assert "The tactical engine is computing the odds" in html  # queued, not computed here
+    _wait_for(lambda: WhatIfOdds.objects.filter(campaign=cast.campaign).exists(), worker, "odds")
+    html = client.get(url, {"enemy": "d3", "poll": "1"}, headers=htmx).content.decode()
+    assert "From 1000 battles fought by the tactical engine" in html
+    assert "battles.what_if_odds" in worker.output(tail=10**7)
