@@ -113,8 +113,6 @@ def test_seeded_dice_are_the_faces_of_randint(seed):
     `random.Random(seed).randint(1, sides)`, die after die, whatever the mix of die sizes and
     of single dice and bulk `faces`/`naturals` reads, across buffer refills. (Replays of
     stored turns depend on it: a Python that changed `getrandbits` or `randint` fails here.)"""
-    import random
-
     rng = random.Random(seed)
     dice = SeededDice(seed)
     pattern = [(1, 6), (3, 10), (1, 2), (700, 10), (5, 6), (1, 3), (2, 100), (1, 255)]
