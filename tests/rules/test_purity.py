@@ -3,8 +3,7 @@
 Every module under rules/ is parsed (not imported) and its imports checked, wherever they
 appear. Only rules/dice.py (its own `random.Random` instances), rules/calculator.py (the
 CLI's fresh seed) and rules/generate.py (a seeded `random.Random` for synthetic campaigns,
-never game dice) may import `random`. Only rules/calculator.py, the CLI edge, may import
-`time`: it reports how long a simulation took, and no result ever sees it.
+never game dice) may import `random`.
 """
 
 from __future__ import annotations
@@ -15,9 +14,8 @@ from pathlib import Path
 import pytest
 
 RULES = Path(__file__).resolve().parents[2] / "rules"
-FORBIDDEN = {"django", "celery", "psycopg", "psycopg2"}
+FORBIDDEN = {"django", "celery", "time", "psycopg", "psycopg2"}
 RANDOM_ALLOWED = {"dice.py", "calculator.py", "generate.py"}
-CLOCK_ALLOWED = {"calculator.py"}
 
 
 def modules() -> list[Path]:
@@ -46,10 +44,6 @@ def test_module_imports_are_pure(path: Path):
     where = path.relative_to(RULES.parent)
     for name, line in imported(tree):
         assert name not in FORBIDDEN, f"{where}:{line} imports {name}"
-        if name == "time":
-            assert path.parent == RULES and path.name in CLOCK_ALLOWED, (
-                f"{where}:{line} imports time; the rules never read a clock"
-            )
         if name == "random":
             assert path.parent == RULES and path.name in RANDOM_ALLOWED, (
                 f"{where}:{line} imports random; take an injected Dice instead"
