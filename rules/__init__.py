@@ -1,17 +1,26 @@
 """Fantasy Warriors Campaign rules engine: a pure, deterministic library (standard library only).
 
-Public API:
+This module is the engine's public API: the web app imports from `rules` only, never from its
+submodules (an import-linter contract). Grouped by concern:
 
-- state: `CampaignState`, `GameMap`, `Force`, `Player`, `Holding`, `Options` (rules.types)
-- dice: `SeededDice`, `ScriptedDice` and the ledger (rules.dice)
+- state: `CampaignState`, `GameMap`, `Force`, `Player`, `Holding`, `Options` … (rules.types)
+- data: `to_data`, `from_data`, `FormatError` (rules.codec)
+- dice: `SeededDice`, `ScriptedDice`, `derive_seed` and the ledger (rules.dice)
 - orders: `PlayerOrders`, `ForceOrders`, `validate_orders`, `legal_moves` (rules.orders)
-- the turn: `resolve_turn`, `resolve_after_battles` (rules.turn)
-- battles: `BattlePack`, `BattleResult` (rules.battle)
+- single tests: `force_test_modifiers`, `force_test_pass_probability`, `battle_result`
+- the turn: `resolve_turn`, `resolve_after_battles` (rules.turn); `validate_result`
+- battles: `BattlePack`, `BattleResult`, `PendingBattle` (rules.battle)
+- set-up: territory thirds, holding placement, force organisation (rules.setup)
+- scenarios: `load_scenario`; synthetic campaigns: `generate_campaign`, `generate_orders`
+- the tactical engine: `BattleInput`, `tactical_resolve`, `tactical_simulate`, `what_if` …
 """
 
 from rules.battle import BattlePack, BattleResult, IndividualFate, PendingBattle, UnitLoss
-from rules.dice import Dice, Modifier, RollRecord, ScriptedDice, SeededDice
+from rules.checks import battle_result, force_test_modifiers, force_test_pass_probability
+from rules.codec import FormatError, from_data, to_data
+from rules.dice import Dice, Modifier, RollRecord, ScriptedDice, SeededDice, derive_seed
 from rules.errors import IllegalOrders, InconsistentState, InvalidResult, OrderError, RulesError
+from rules.generate import generate_campaign, generate_orders
 from rules.orders import (
     CountermarchWhen,
     ForceOrders,
@@ -21,9 +30,37 @@ from rules.orders import (
     legal_moves,
     validate_orders,
 )
+from rules.phases.after_battle import validate_result
+from rules.scenarios import Scenario, load_scenario
+from rules.setup import (
+    ATTRITION_FORMULAS,
+    RACE_HOLDING_TERRAIN,
+    SetupError,
+    SetupProblem,
+    Thirds,
+    chebyshev,
+    territory_thirds,
+    territory_zones,
+    validate_force_organisation,
+    validate_holding_placement,
+    validate_state_references,
+)
+from rules.tables import HOLDING_FEATURES
+from rules.tactical import (
+    BattleInput,
+    Odds,
+    TacticalError,
+    TacticalOutcome,
+    battle_input_from_data,
+    battle_input_from_state,
+)
+from rules.tactical import resolve as tactical_resolve
+from rules.tactical import simulate as tactical_simulate
+from rules.tactical.inputs import SEEN_CV, SEEN_MIX, seen_force, what_if
 from rules.turn import TurnOutcome, resolve_after_battles, resolve_turn
 from rules.types import (
     CampaignState,
+    Climate,
     Command,
     Coord,
     Feature,
@@ -32,10 +69,14 @@ from rules.types import (
     General,
     Holding,
     Individual,
+    IndividualKind,
     Options,
     Outcome,
     Player,
+    PlayerRecord,
     Quality,
+    Season,
+    Snow,
     Speciality,
     Status,
     Territory,
@@ -44,9 +85,16 @@ from rules.types import (
 )
 
 __all__ = [
+    "ATTRITION_FORMULAS",
+    "HOLDING_FEATURES",
+    "RACE_HOLDING_TERRAIN",
+    "SEEN_CV",
+    "SEEN_MIX",
+    "BattleInput",
     "BattlePack",
     "BattleResult",
     "CampaignState",
+    "Climate",
     "Command",
     "Coord",
     "CountermarchWhen",
@@ -54,6 +102,7 @@ __all__ = [
     "Feature",
     "Force",
     "ForceOrders",
+    "FormatError",
     "GameMap",
     "General",
     "Holding",
@@ -61,30 +110,63 @@ __all__ = [
     "InconsistentState",
     "Individual",
     "IndividualFate",
+    "IndividualKind",
     "InvalidResult",
     "Modifier",
+    "Odds",
     "Options",
     "OrderError",
     "Outcome",
     "PendingBattle",
     "Player",
     "PlayerOrders",
+    "PlayerRecord",
     "Quality",
     "ReinforcementRequest",
     "RollRecord",
     "RulesError",
+    "Scenario",
     "ScriptedDice",
+    "Season",
     "SeededDice",
+    "SetupError",
+    "SetupProblem",
+    "Snow",
     "Speciality",
     "Status",
+    "TacticalError",
+    "TacticalOutcome",
     "Territory",
+    "Thirds",
     "TurnOutcome",
     "Unit",
     "UnitLoss",
     "Weather",
     "ZocPolicy",
+    "battle_input_from_data",
+    "battle_input_from_state",
+    "battle_result",
+    "chebyshev",
+    "derive_seed",
+    "force_test_modifiers",
+    "force_test_pass_probability",
+    "from_data",
+    "generate_campaign",
+    "generate_orders",
     "legal_moves",
+    "load_scenario",
     "resolve_after_battles",
     "resolve_turn",
+    "seen_force",
+    "tactical_resolve",
+    "tactical_simulate",
+    "territory_thirds",
+    "territory_zones",
+    "to_data",
+    "validate_force_organisation",
+    "validate_holding_placement",
     "validate_orders",
+    "validate_result",
+    "validate_state_references",
+    "what_if",
 ]
