@@ -1,6 +1,7 @@
 """The battle result form and the small forms around it (confirm, dispute, override, resolver,
-photo). The form only reads what was typed; `battles.services.battle_result_check` decides
-whether it is a result the rules allow, and its errors come back here, field by field."""
+photo). The form only reads what was typed; `battles.entry.battle_result_check` decides
+whether it is a result the rules allow, and its errors come back here, field by field (the
+fields are named as the entry's: `battles.entry.unit_field` …)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,16 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy
 
-from battles import services
+from battles.entry import (
+    NEGATIVE,
+    OUTCOME_FIELD,
+    STORM_FIELD,
+    person_field,
+    points_field,
+    unit_field,
+)
 from battles.models import Battle
-from battles.selectors import COUNTS, SIDE_KEYS, Roster
+from battles.roster import COUNTS, SIDE_KEYS, Roster
 
 COUNT_LABELS = {
     "killed": gettext_lazy("Killed"),
@@ -52,14 +60,14 @@ class BattleResultForm(forms.Form):
         for side in roster.sides:
             for unit in side.units:
                 for what in COUNTS:
-                    self.fields[services.unit_field(unit.id, what)] = forms.IntegerField(
+                    self.fields[unit_field(unit.id, what)] = forms.IntegerField(
                         label=COUNT_LABELS[what],
                         required=False,
                         min_value=0,
                         max_value=unit.figures,
                         initial=0,
                         error_messages={
-                            "min_value": services.NEGATIVE[what] % {"unit": unit.label},
+                            "min_value": NEGATIVE[what] % {"unit": unit.label},
                             "max_value": gettext_lazy(
                                 "%(unit)s had %(had)s figures when the battle began (R7.1.1)."
                             )
@@ -71,12 +79,12 @@ class BattleResultForm(forms.Form):
                         ),
                     )
             for person in side.people:
-                self.fields[services.person_field(person.id)] = forms.ChoiceField(
+                self.fields[person_field(person.id)] = forms.ChoiceField(
                     label=person.label, choices=FATE_CHOICES, required=False
                 )
         if roster.method == "italian":
             for side in roster.sides:
-                self.fields[services.points_field(side.key)] = forms.IntegerField(
+                self.fields[points_field(side.key)] = forms.IntegerField(
                     label=gettext_lazy("Army points lost by %(side)s") % {"side": side.name},
                     required=False,
                     min_value=0,
@@ -88,7 +96,7 @@ class BattleResultForm(forms.Form):
                 )
         else:
             a, b = roster.sides
-            self.fields[services.OUTCOME] = forms.ChoiceField(
+            self.fields[OUTCOME_FIELD] = forms.ChoiceField(
                 label=gettext_lazy("Outcome"),
                 required=False,
                 widget=forms.RadioSelect,
@@ -99,7 +107,7 @@ class BattleResultForm(forms.Form):
                 ],
             )
         if roster.storm_allowed:
-            self.fields[services.STORM] = forms.BooleanField(
+            self.fields[STORM_FIELD] = forms.BooleanField(
                 label=gettext_lazy("A storm ended the battle (R4.2): a stalemate"),
                 required=False,
             )
@@ -114,17 +122,17 @@ class BattleResultForm(forms.Form):
         initial: dict[str, Any] = {}
         for loss in result.get("units", []):
             for what in COUNTS:
-                initial[services.unit_field(loss["unit_id"], what)] = loss.get(what, 0)
+                initial[unit_field(loss["unit_id"], what)] = loss.get(what, 0)
         for fate in result.get("individuals", []):
-            initial[services.person_field(fate["individual_id"])] = fate["fate"]
+            initial[person_field(fate["individual_id"])] = fate["fate"]
         outcomes = result.get("outcomes") or {}
         if outcomes:
             winner = next((k for k in SIDE_KEYS if outcomes.get(k) == "won"), None)
-            initial[services.OUTCOME] = winner or "stalemate"
+            initial[OUTCOME_FIELD] = winner or "stalemate"
         for key, points in (result.get("points_lost") or {}).items():
-            initial[services.points_field(key)] = points
+            initial[points_field(key)] = points
         if result.get("ended_by_storm"):
-            initial[services.STORM] = True
+            initial[STORM_FIELD] = True
         return initial
 
     def result_data(self) -> dict[str, Any]:
@@ -139,36 +147,36 @@ class BattleResultForm(forms.Form):
         units = []
         for side in self.roster.sides:
             for unit in side.units:
-                counts = {w: number(services.unit_field(unit.id, w)) for w in COUNTS}
+                counts = {w: number(unit_field(unit.id, w)) for w in COUNTS}
                 if any(counts.values()):
                     units.append({"unit_id": unit.id, **counts})
         individuals = [
-            {"individual_id": p.id, "fate": clean[services.person_field(p.id)]}
+            {"individual_id": p.id, "fate": clean[person_field(p.id)]}
             for side in self.roster.sides
             for p in side.people
-            if clean.get(services.person_field(p.id))
+            if clean.get(person_field(p.id))
         ]
         data: dict[str, Any] = {"units": units, "individuals": individuals}
         if self.roster.method == "italian":
             data["points_lost"] = {
-                k: clean[services.points_field(k)]
+                k: clean[points_field(k)]
                 for k in SIDE_KEYS
-                if isinstance(clean.get(services.points_field(k)), int)
+                if isinstance(clean.get(points_field(k)), int)
             }
         else:
-            choice = clean.get(services.OUTCOME)
+            choice = clean.get(OUTCOME_FIELD)
             if choice == "stalemate":
                 data["outcomes"] = {"a": "stalemate", "b": "stalemate"}
             elif choice in SIDE_KEYS:
                 data["outcomes"] = {k: "won" if k == choice else "lost" for k in SIDE_KEYS}
-        if clean.get(services.STORM):
+        if clean.get(STORM_FIELD):
             data["ended_by_storm"] = True
         return data
 
     def add_service_errors(self, errors: Mapping[str, list[str]]) -> None:
         """Put the service's errors where they belong: on a field, on a unit's row, or on the
         form as a whole. A message already shown for the field is not repeated."""
-        rows = {services.unit_field(u.id): u.id for s in self.roster.sides for u in s.units}
+        rows = {unit_field(u.id): u.id for s in self.roster.sides for u in s.units}
         for key, messages in errors.items():
             for message in messages:
                 if key in rows:

@@ -1,28 +1,30 @@
-"""Battle result services: every write of the battles app. Keyword-only, `<entity>_<action>`.
+"""Battle services: every write of the battles app. Keyword-only, `<entity>_<action>`.
 
-A tabletop result goes through these steps (spec: either player enters, the other confirms or
-disputes, the GM overrides with a note):
+Phases 0–2 create a turn's battles pending (`battles_create`). A tabletop result goes through
+these steps (spec: either player enters, the other confirms or disputes, the GM overrides
+with a note):
 
     none ──enter──▶ entered ──confirm (other side)──▶ confirmed ─┐
                       │  ▲                                        ├─▶ every battle settled:
-                      │  └──enter again (before confirmation)     │   Phases 4–8 are queued
+                      │  └──enter again (before confirmation)     │   Phases 4–8 can run
                       └──dispute (other side, note)──▶ disputed   │
     any state ──override (GM, mandatory note)──▶ overridden ──────┘
 
-Only a confirmed or overridden result resolves the battle (`Battle.status`), so an entered or
-disputed one holds up the turn. Every action is appended to the battle's audit log. Each
-service is given the campaign the request came through, and refuses a battle of another one.
-
-`battle_result_check` is the one validation of an entry, used by the live form and by every
-service that stores a result: its errors are keyed by the form's field names.
+Only a confirmed or overridden result (or one the tactical engine fought) resolves the
+battle (`Battle.status`), so an entered or disputed one holds up the turn. Every action is
+appended to the battle's audit log. Each service is given the campaign the request came
+through, and refuses a battle of another one. When the last battle of a turn is settled the
+turn is told (`campaign.signals.battles_settled`); the turn's state machine goes on from
+there. Refusals are `ServiceError`s; an entry's mistakes are keyed by the entry's fields
+(`battles.entry.battle_result_check`), so the result form shows each beside its field.
 """
 
 from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import Any
 
 from django.core.files.base import ContentFile
@@ -31,48 +33,40 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from battles.entry import battle_result_check
 from battles.models import Battle, BattleAudit, BattlePhoto, WhatIfOdds
-from battles.selectors import (
-    COUNTS,
-    FATES,
-    SIDE_KEYS,
-    BattleRights,
-    Roster,
-    battle_odds_hash,
-    battle_odds_input,
-    battle_rights_for_viewer,
-    battle_roster_get,
-    what_if_hash,
-)
-from campaign import services as campaign_services
+from battles.rights import BattleRights, battle_rights_for_viewer
+from battles.roster import battle_roster_get
+from battles.selectors import battle_odds_hash, battle_odds_input, what_if_hash
+from campaign import adapters
 from campaign.access import viewer_for
+from campaign.errors import ServiceError
 from campaign.models import Campaign, Turn
-from campaign.services import InvalidBattleResult, ServiceError
-from rules.battle import BattleResult
-from rules.checks import battle_result
-from rules.codec import FormatError, from_data, to_data
-from rules.dice import SeededDice, derive_seed
-from rules.errors import RulesError
-from rules.phases.after_battle import validate_result
-from rules.tactical import (
+from campaign.signals import battles_settled
+from rules import (
     BattleInput,
+    FormatError,
+    PendingBattle,
+    RulesError,
+    SeededDice,
     TacticalError,
     battle_input_from_data,
     battle_input_from_state,
-    resolve,
-    simulate,
+    derive_seed,
+    tactical_resolve,
+    tactical_simulate,
+    to_data,
+    validate_result,
 )
+
+NOTE_FIELD = "note"
+PHOTO_FIELD = "photo"
+RESOLVER_FIELD = "resolver"
 
 ODDS_RUNS = 1000
 
 log = logging.getLogger(__name__)
 
-NON_FIELD = "__all__"
-OUTCOME = "outcome"
-STORM = "storm"
-NOTE = "note"
-PHOTO = "photo"
-RESOLVER = "resolver"
 
 MAX_PHOTO_BYTES = 10 * 1024 * 1024
 # the image types a photo may be, by their first bytes (no imaging library is needed)
@@ -87,366 +81,17 @@ AUTO_AT_DEADLINE_NOTE = gettext_lazy(
     "No result was entered by the battles deadline: the tactical engine fought the battle, as "
     "the game master had chosen."
 )
-NEGATIVE = {
-    "killed": gettext_lazy("%(unit)s: the figures killed cannot be a negative number."),
-    "fled": gettext_lazy("%(unit)s: the figures that fled cannot be a negative number."),
-    "left_oppose": gettext_lazy(
-        "%(unit)s: the figures that left under Oppose cannot be a negative number."
-    ),
-    "left_retreat": gettext_lazy(
-        "%(unit)s: the figures that left under General Retreat cannot be a negative number."
-    ),
-}
+
+
+class InvalidBattleResult(ServiceError):
+    """A result the rules refuse for the battle (`battle_result_record`)."""
 
 
 class BattleRefused(ServiceError):
     """What the battle's state, or the user's part in it, does not allow; says why."""
 
 
-class InvalidResultEntry(InvalidBattleResult):
-    """An entry with mistakes: `errors` maps a form field name (or `NON_FIELD`) to messages."""
-
-    def __init__(self, errors: Mapping[str, list[str]]) -> None:
-        self.errors = {k: list(v) for k, v in errors.items()}
-        super().__init__(" ".join(m for msgs in self.errors.values() for m in msgs))
-
-
-def unit_field(uid: str, count: str | None = None) -> str:
-    """The form field of one count of a unit (`count` None: the unit's row as a whole)."""
-    return f"u-{uid}-{count}" if count else f"u-{uid}"
-
-
-def person_field(pid: str) -> str:
-    return f"p-{pid}"
-
-
-def points_field(side: str) -> str:
-    return f"points-{side}"
-
-
 # --- checking an entry -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SideTotals:
-    figures: int = 0
-    killed: int = 0
-    fled: int = 0
-    left_oppose: int = 0
-    left_retreat: int = 0
-    people_killed: int = 0
-    people_fled: int = 0
-
-    @property
-    def removed(self) -> int:
-        return self.killed + self.fled + self.left_oppose + self.left_retreat
-
-    @property
-    def left(self) -> int:
-        """Figures of its units still on the field at the end (R7.3): generals and characters
-        leave with their troops unless killed or fled, so they are not counted."""
-        return max(0, self.figures - self.removed)
-
-
-@dataclass
-class ResultCheck:
-    errors: dict[str, list[str]] = field(default_factory=dict)
-    totals: dict[str, SideTotals] = field(default_factory=dict)
-    unit_left: dict[str, int] = field(default_factory=dict)  # unit id → figures left
-    outcome: dict[str, str] | None = None  # what the entry gives (computed under Italian)
-    expected: dict[str, str] | None = None  # what the figures left require (core method)
-    threshold: float | None = None  # Italian: the points difference that is still a draw
-    data: dict[str, Any] | None = None  # the result to store, when there is no error
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
-
-    def add(self, key: str, message: str) -> None:
-        self.errors.setdefault(key, []).append(str(message))
-
-
-def _count(value: Any) -> int | None:
-    """A whole number of figures or points, or None when it is not one."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value.strip())
-    return None
-
-
-def _pair(winner: str | None) -> dict[str, str]:
-    if winner is None:
-        return {"a": "stalemate", "b": "stalemate"}
-    return {k: "won" if k == winner else "lost" for k in SIDE_KEYS}
-
-
-def battle_result_check(*, roster: Roster, data: Mapping[str, Any]) -> ResultCheck:
-    """Check an entry (a `rules.battle.BattleResult` as data, without its battle id) against
-    the battle as it was fought: every count a whole number, none negative, no unit losing
-    more figures than it had (R7.1.1), fates killed or fled, and the outcome the rules allow:
-    under the core method a side with nothing left on the field loses and a side wins only by
-    driving every enemy figure off it (R7.3.1–4); under the Italian method the outcome is
-    computed from the points lost (R7.3.6). Returns the totals per side and, when there is
-    no error, the result to store. The rules' own validation runs last."""
-    check = ResultCheck()
-    name = {s.key: s.name for s in roster.sides}
-    counts: dict[str, dict[str, int]] = {}
-    units = data.get("units") or []
-    if not isinstance(units, list | tuple):
-        check.add(NON_FIELD, _("The units' losses must be a list."))
-        units = []
-    for entry in units:
-        uid = entry.get("unit_id") if isinstance(entry, Mapping) else None
-        found = roster.unit(uid)
-        if found is None:
-            check.add(
-                NON_FIELD,
-                _("Unit %(unit)s did not fight in battle %(battle)s.")
-                % {"unit": uid, "battle": roster.battle.key},
-            )
-            continue
-        _key, row = found
-        if uid in counts:
-            check.add(unit_field(row.id), _("%(unit)s is listed twice.") % {"unit": row.label})
-            continue
-        got: dict[str, int] = {}
-        for what in COUNTS:
-            raw = entry.get(what, 0)
-            n = _count(raw if raw not in (None, "") else 0)
-            if n is None:
-                check.add(
-                    unit_field(row.id, what),
-                    _("%(unit)s: “%(value)s” is not a whole number of figures.")
-                    % {"unit": row.label, "value": raw},
-                )
-                n = 0
-            elif n < 0:
-                check.add(unit_field(row.id, what), NEGATIVE[what] % {"unit": row.label})
-                n = 0
-            got[what] = n
-        removed = sum(got.values())
-        if removed > row.figures:
-            check.add(
-                unit_field(row.id),
-                _(
-                    "%(unit)s had %(had)s figures when the battle began, but %(removed)s are "
-                    "entered as killed, fled or gone off the table (R7.1.1)."
-                )
-                % {"unit": row.label, "had": row.figures, "removed": removed},
-            )
-        counts[row.id] = got
-
-    fates: dict[str, str] = {}
-    people = data.get("individuals") or []
-    if not isinstance(people, list | tuple):
-        check.add(NON_FIELD, _("The fates of generals and characters must be a list."))
-        people = []
-    for entry in people:
-        pid = entry.get("individual_id") if isinstance(entry, Mapping) else None
-        found_p = roster.person(pid)
-        if found_p is None:
-            check.add(
-                NON_FIELD,
-                _("%(who)s is not a general or character of a force in battle %(battle)s.")
-                % {"who": pid, "battle": roster.battle.key},
-            )
-            continue
-        person = found_p[1]
-        fate = entry.get("fate")
-        if pid in fates:
-            check.add(person_field(pid), _("%(who)s is listed twice.") % {"who": person.label})
-        elif fate not in FATES:
-            check.add(
-                person_field(pid),
-                _("%(who)s: the fate must be killed or fled.") % {"who": person.label},
-            )
-        else:
-            fates[pid] = fate
-
-    for side in roster.sides:
-        tally = dict.fromkeys(COUNTS, 0)
-        for u in side.units:
-            got = counts.get(u.id, {})
-            for what in COUNTS:
-                tally[what] += got.get(what, 0)
-            check.unit_left[u.id] = max(0, u.figures - sum(got.values()))
-        check.totals[side.key] = SideTotals(
-            figures=side.figures,
-            **tally,
-            people_killed=sum(1 for p in side.people if fates.get(p.id) == "killed"),
-            people_fled=sum(1 for p in side.people if fates.get(p.id) == "fled"),
-        )
-    wiped = [k for k in SIDE_KEYS if check.totals[k].left == 0]
-
-    storm = bool(data.get("ended_by_storm"))
-    if storm and not roster.storm_allowed:
-        check.add(
-            STORM,
-            _("A storm can end a battle only when the campaign's storm option is on (R4.2)."),
-        )
-    elif storm and len(wiped) == 1:
-        check.add(
-            STORM,
-            _("%(side)s has no figures left on the field: the battle was not ended by a storm.")
-            % {"side": name[wiped[0]]},
-        )
-
-    result: dict[str, Any] = {}
-    if roster.method == "italian":
-        _check_points(check, roster, data, wiped, storm, result)
-    else:
-        _check_outcome(check, roster, data, wiped, storm, result)
-
-    if check.errors:
-        return check
-    result["units"] = [
-        {"unit_id": uid, **{k: v for k, v in got.items() if v}}
-        for uid, got in counts.items()
-        if any(got.values())
-    ]
-    result["individuals"] = [{"individual_id": p, "fate": f} for p, f in fates.items()]
-    if storm:
-        result["ended_by_storm"] = True
-    try:
-        parsed = from_data(BattleResult, {**result, "battle_id": roster.battle.key})
-        validate_result(roster.state, roster.pending, parsed)
-    except (FormatError, RulesError) as e:
-        check.add(NON_FIELD, str(e))
-        return check
-    stored = to_data(parsed)
-    stored.pop("battle_id")
-    check.data = stored
-    return check
-
-
-def _check_outcome(
-    check: ResultCheck,
-    roster: Roster,
-    data: Mapping[str, Any],
-    wiped: list[str],
-    storm: bool,
-    result: dict[str, Any],
-) -> None:
-    """The outcome entered (core and English methods) against the figures left."""
-    name = {s.key: s.name for s in roster.sides}
-    if len(wiped) == 1:
-        check.expected = _pair(next(k for k in SIDE_KEYS if k not in wiped))
-    elif roster.method == "core" or wiped or storm:
-        check.expected = _pair(None)  # R7.3.3–4, or a storm (A-60)
-    outcomes = data.get("outcomes") or {}
-    if not isinstance(outcomes, Mapping) or not outcomes:
-        check.add(OUTCOME, _("Choose the outcome of the battle."))
-        return
-    pair = (outcomes.get("a"), outcomes.get("b"))
-    if pair not in (("won", "lost"), ("lost", "won"), ("stalemate", "stalemate")):
-        check.add(
-            OUTCOME,
-            _("The outcome must be one side winning and the other losing, or a stalemate."),
-        )
-        return
-    given = {"a": pair[0], "b": pair[1]}
-    check.outcome = given
-    winner = next((k for k in SIDE_KEYS if given[k] == "won"), None)
-    other = {"a": "b", "b": "a"}
-    if storm and winner is not None:
-        check.add(OUTCOME, _("A battle ended by a storm is a stalemate (R4.2, A-60)."))
-    elif winner is not None and winner in wiped:
-        check.add(
-            OUTCOME,
-            _(
-                "%(side)s is entered as the winner but has no figures left on the field: a "
-                "side with nothing left loses the battle (R7.3.1)."
-            )
-            % {"side": name[winner]},
-        )
-    elif len(wiped) == 2 and winner is not None:
-        check.add(
-            OUTCOME,
-            _("Neither side has figures left on the field: the battle is a stalemate (R7.3.4)."),
-        )
-    elif len(wiped) == 1 and winner is None and not storm:
-        check.add(
-            OUTCOME,
-            _(
-                "%(side)s has no figures left on the field, so it lost the battle and "
-                "%(other)s won it (R7.3.1–2)."
-            )
-            % {"side": name[wiped[0]], "other": name[other[wiped[0]]]},
-        )
-    elif roster.method == "core" and not wiped and winner is not None:
-        loser = other[winner]
-        check.add(
-            OUTCOME,
-            _(
-                "%(winner)s cannot have won: %(loser)s still has %(left)s figures on the field. "
-                "Under the core method a side wins only by driving every enemy figure off the "
-                "field (R7.3.2); with figures left on both sides the battle is a stalemate "
-                "(R7.3.3)."
-            )
-            % {"winner": name[winner], "loser": name[loser], "left": check.totals[loser].left},
-        )
-    result["outcomes"] = given
-
-
-def _check_points(
-    check: ResultCheck,
-    roster: Roster,
-    data: Mapping[str, Any],
-    wiped: list[str],
-    storm: bool,
-    result: dict[str, Any],
-) -> None:
-    """Italian method (R7.3.6): the points each side lost decide the outcome; a side wiped off
-    the table still loses."""
-    raw = data.get("points_lost") or {}
-    if not isinstance(raw, Mapping):
-        raw = {}
-    lost: dict[str, int] = {}
-    for side in roster.sides:
-        value = raw.get(side.key)
-        n = _count(value) if value not in (None, "") else None
-        if value in (None, ""):
-            check.add(
-                points_field(side.key),
-                _("Enter the army points %(side)s lost.") % {"side": side.name},
-            )
-        elif n is None:
-            check.add(
-                points_field(side.key),
-                _("“%(value)s” is not a whole number of points.") % {"value": value},
-            )
-        elif n < 0:
-            check.add(points_field(side.key), _("The points lost cannot be a negative number."))
-        elif side.points and n > side.points:
-            check.add(
-                points_field(side.key),
-                _("%(side)s fielded %(points)s army points: it cannot have lost %(lost)s.")
-                % {"side": side.name, "points": side.points, "lost": n},
-            )
-        else:
-            lost[side.key] = n
-    a, b = roster.sides
-    check.threshold = min(a.points, b.points) * 20 / 100
-    wiped_key = "both" if len(wiped) == 2 else (wiped[0] if wiped else None)
-    if storm:
-        check.outcome = _pair(None)
-    elif len(lost) == 2 or wiped_key is not None:
-        verdict = battle_result(
-            method="italian",
-            points_a=a.points,
-            points_b=b.points,
-            lost_a=lost.get("a", 0),
-            lost_b=lost.get("b", 0),
-            wiped=wiped_key,
-        )
-        winner = {"a-wins": "a", "b-wins": "b"}.get(verdict)
-        check.outcome = _pair(winner)
-    result["points_lost"] = lost
-    if wiped_key is not None and not storm:
-        result["wiped"] = wiped_key
 
 
 # --- who is asking ---------------------------------------------------------------------------
@@ -473,7 +118,7 @@ def _locked(battle: Battle) -> Battle:
 
 
 def _require_waiting(battle: Battle) -> None:
-    if battle.turn.status != Turn.Status.BATTLES:
+    if not battle.turn.waiting_for_battles:
         raise BattleRefused(
             _(
                 "Battle %(battle)s belongs to turn %(turn)s, which no longer waits for battle "
@@ -520,21 +165,67 @@ def _audit(
     return BattleAudit.objects.create(battle=battle, user=user, action=action, note=note, data=data)
 
 
-def _go_on_if_settled(turn: Turn) -> bool:
-    """Queue Phases 4–8 (on commit) once every battle of the turn is resolved. The turn row
-    is locked first: of two last battles settled at once, the second to get the lock sees
-    the first committed, so one of them queues it."""
+def _settled_announce(turn: Turn) -> bool:
+    """Tell the turn once every one of its battles is resolved (its Phases 4–8 can run). The
+    turn row is locked first: of two last battles settled at once, the second to get the lock
+    sees the first committed, so one of them announces it."""
     Turn.objects.select_for_update().filter(pk=turn.pk).first()
     if Battle.objects.filter(turn=turn, status=Battle.Status.PENDING).exists():
         return False
-    from campaign.tasks import turn_resolve_after_battles_task  # the tasks import services
-
-    turn_id = turn.pk
-    transaction.on_commit(lambda: turn_resolve_after_battles_task.delay(turn_id), robust=True)
+    battles_settled.send(sender=Battle, turn=turn)
     return True
 
 
 # --- the services ----------------------------------------------------------------------------
+
+
+@transaction.atomic
+def battles_create(*, turn: Turn, pending: Iterable[PendingBattle]) -> list[Battle]:
+    """The battles Phases 0–2 of `turn` produced, each waiting for its result with its pack."""
+    return Battle.objects.bulk_create(
+        Battle(
+            campaign=turn.campaign,
+            turn=turn,
+            key=b.battle_id,
+            x=b.square[0],
+            y=b.square[1],
+            contact_order=b.contact_order,
+            pack=to_data(b.pack),
+        )
+        for b in pending
+    )
+
+
+@transaction.atomic
+def battle_result_record(
+    *, battle: Battle, data: dict[str, Any], resolver: str = "tabletop"
+) -> Battle:
+    """Record a battle's result after checking it against the battle (rules validation):
+    the battle is resolved. (The entry workflow around it: the services below.)"""
+    battle = Battle.objects.select_for_update().select_related("turn").get(pk=battle.pk)
+    if not battle.turn.waiting_for_battles:
+        raise InvalidBattleResult(
+            f"Battle {battle.key} belongs to turn {battle.turn.number}, which is not waiting "
+            "for battle results."
+        )
+    try:
+        result = adapters.result_from_data(battle.key, data)
+    except FormatError as e:
+        raise InvalidBattleResult(str(e)) from e
+    state = adapters.state_load(campaign=battle.campaign, turn=battle.turn)
+    pending = next((b for b in state.pending_battles if b.battle_id == battle.key), None)
+    if pending is None:
+        raise InvalidBattleResult(f"Battle {battle.key} is not pending.")
+    try:
+        validate_result(state, pending, result)
+    except RulesError as e:
+        raise InvalidBattleResult(str(e)) from e
+    battle.result = adapters.result_to_data(result)
+    battle.resolver = resolver
+    battle.status = Battle.Status.RESOLVED
+    battle.resolved_at = timezone.now()
+    battle.save(update_fields=["result", "resolver", "status", "resolved_at"])
+    return battle
 
 
 @transaction.atomic
@@ -552,7 +243,7 @@ def battle_resolver_set(
     if battle.entry in (Battle.Entry.CONFIRMED, Battle.Entry.OVERRIDDEN):
         raise BattleRefused(_("Battle %(battle)s already has its result.") % {"battle": battle.key})
     if resolver not in Battle.Resolver.values:
-        raise InvalidResultEntry({RESOLVER: [_("Choose tabletop or auto-resolve.")]})
+        raise ServiceError({RESOLVER_FIELD: [_("Choose tabletop or auto-resolve.")]})
     battle.resolver = resolver
     battle.auto_at_deadline = auto_at_deadline
     battle.save(update_fields=["resolver", "auto_at_deadline"])
@@ -585,7 +276,7 @@ def _auto_resolve(battle: Battle, user, action: str, note: str = "") -> Battle:
     settled; `action` and `note` name why in the audit log."""
     if battle.status != Battle.Status.PENDING:
         raise BattleRefused(_("Battle %(battle)s already has its result.") % {"battle": battle.key})
-    state = campaign_services.campaign_state(campaign=battle.campaign)
+    state = adapters.state_current(campaign=battle.campaign)
     pending = next((b for b in state.pending_battles if b.battle_id == battle.key), None)
     if pending is None:
         raise BattleRefused(
@@ -593,7 +284,7 @@ def _auto_resolve(battle: Battle, user, action: str, note: str = "") -> Battle:
         )
     dice = SeededDice(derive_seed(battle.turn.seed or 0, "battle", battle.key))
     try:
-        outcome = resolve(battle_input_from_state(state, pending), dice)
+        outcome = tactical_resolve(battle_input_from_state(state, pending), dice)
     except TacticalError as e:
         raise BattleRefused(
             _("The tactical engine cannot fight battle %(battle)s: %(why)s")
@@ -603,10 +294,8 @@ def _auto_resolve(battle: Battle, user, action: str, note: str = "") -> Battle:
     data.pop("battle_id", None)
     check = battle_result_check(roster=battle_roster_get(battle=battle), data=data)
     if not check.ok:
-        raise InvalidResultEntry(check.errors)
-    campaign_services.battle_result_record(
-        battle=battle, data=check.data or {}, resolver=Battle.Resolver.AUTO
-    )
+        raise check.refusal()
+    battle_result_record(battle=battle, data=check.data or {}, resolver=Battle.Resolver.AUTO)
     battle.refresh_from_db()
     battle.entry = Battle.Entry.CONFIRMED
     battle.entered_by = user
@@ -627,11 +316,11 @@ def _auto_resolve(battle: Battle, user, action: str, note: str = "") -> Battle:
             "ledger": dice.ledger_dicts(),
         },
     )
-    _go_on_if_settled(battle.turn)
+    _settled_announce(battle.turn)
     return battle
 
 
-def battles_due_auto_resolve_list(*, now) -> list[Battle]:
+def battles_due_auto_resolve_list(*, now: datetime) -> list[Battle]:
     """The battles the engine must fight now: marked "auto-resolve at the deadline", still
     waiting with no result entered, in a turn whose battles deadline has passed."""
     return list(
@@ -647,7 +336,7 @@ def battles_due_auto_resolve_list(*, now) -> list[Battle]:
     )
 
 
-def battles_auto_resolve_due(*, now) -> list[Battle]:
+def battles_auto_resolve_due(*, now: datetime) -> list[Battle]:
     """Have the tactical engine fight every battle due at its deadline
     (`battles_due_auto_resolve_list`), each in its own transaction. One that the engine
     cannot fight, or that was settled meanwhile, is left for the GM (it stays in his inbox)
@@ -668,7 +357,7 @@ def battles_auto_resolve_due(*, now) -> list[Battle]:
                         note=str(AUTO_AT_DEADLINE_NOTE),
                     )
                 )
-        except (BattleRefused, InvalidResultEntry) as e:
+        except ServiceError as e:
             log.warning("battle %s not auto-resolved at its deadline: %s", battle.pk, e)
     return fought
 
@@ -694,7 +383,7 @@ def battle_result_enter(
     _refuse_settled(battle, rights)
     check = battle_result_check(roster=battle_roster_get(battle=battle), data=data)
     if not check.ok:
-        raise InvalidResultEntry(check.errors)
+        raise check.refusal()
     battle.result = check.data
     battle.entry = Battle.Entry.ENTERED
     battle.entered_by = user
@@ -742,15 +431,13 @@ def battle_result_confirm(*, campaign: Campaign, battle: Battle, user) -> Battle
     rights = _rights(campaign, battle, user)
     _require_waiting(battle)
     _require_other_side(battle, rights)
-    campaign_services.battle_result_record(
-        battle=battle, data=battle.result or {}, resolver=Battle.Resolver.TABLETOP
-    )
+    battle_result_record(battle=battle, data=battle.result or {}, resolver=Battle.Resolver.TABLETOP)
     battle.refresh_from_db()
     battle.entry = Battle.Entry.CONFIRMED
     battle.confirmed_by = user
     battle.save(update_fields=["entry", "confirmed_by"])
     _audit(battle, user, "confirmed", data={"side": rights.side})
-    _go_on_if_settled(battle.turn)
+    _settled_announce(battle.turn)
     return battle
 
 
@@ -764,8 +451,8 @@ def battle_result_dispute(*, campaign: Campaign, battle: Battle, user, note: str
     _require_other_side(battle, rights)
     note = (note or "").strip()
     if not note:
-        raise InvalidResultEntry(
-            {NOTE: [_("Say what is wrong with the result: the game master reads it.")]}
+        raise ServiceError(
+            {NOTE_FIELD: [_("Say what is wrong with the result: the game master reads it.")]}
         )
     battle.entry = Battle.Entry.DISPUTED
     battle.dispute_note = note
@@ -794,8 +481,8 @@ def battle_result_override(
     _require_waiting(battle)
     note = (note or "").strip()
     if not note:
-        raise InvalidResultEntry(
-            {NOTE: [_("An override needs a note saying why: the audit log keeps it.")]}
+        raise ServiceError(
+            {NOTE_FIELD: [_("An override needs a note saying why: the audit log keeps it.")]}
         )
     if data is None:
         if battle.result is None:
@@ -806,11 +493,9 @@ def battle_result_override(
         data = battle.result
     check = battle_result_check(roster=battle_roster_get(battle=battle), data=data)
     if not check.ok:
-        raise InvalidResultEntry(check.errors)
+        raise check.refusal()
     previous = {"entry": battle.entry, "result": battle.result}
-    campaign_services.battle_result_record(
-        battle=battle, data=check.data or {}, resolver=Battle.Resolver.TABLETOP
-    )
+    battle_result_record(battle=battle, data=check.data or {}, resolver=Battle.Resolver.TABLETOP)
     battle.refresh_from_db()
     battle.entry = Battle.Entry.OVERRIDDEN
     fields = ["entry"]
@@ -819,7 +504,7 @@ def battle_result_override(
         fields.append("report_text")
     battle.save(update_fields=fields)
     _audit(battle, user, "overridden", note=note, data={"result": check.data, "previous": previous})
-    _go_on_if_settled(battle.turn)
+    _settled_announce(battle.turn)
     return battle
 
 
@@ -838,14 +523,14 @@ def battle_photo_add(
         )
     size = getattr(file, "size", None) or 0
     if size > MAX_PHOTO_BYTES:
-        raise InvalidResultEntry({PHOTO: [_("A photo can be at most 10 MB.")]})
+        raise ServiceError({PHOTO_FIELD: [_("A photo can be at most 10 MB.")]})
     head = file.read(16)
     file.seek(0)
     ext = next((e for sig, e in PHOTO_SIGNATURES if head.startswith(sig)), None)
     if ext is None and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         ext = "webp"
     if ext is None or not size:
-        raise InvalidResultEntry({PHOTO: [_("The photo must be a JPEG, PNG, GIF or WebP image.")]})
+        raise ServiceError({PHOTO_FIELD: [_("The photo must be a JPEG, PNG, GIF or WebP image.")]})
     photo = BattlePhoto(battle=battle, caption=caption.strip()[:200], uploaded_by=user)
     photo.file.save(f"{uuid.uuid4().hex}.{ext}", ContentFile(file.read()), save=False)
     photo.save()
@@ -864,7 +549,7 @@ def battle_odds_compute(*, battle: Battle) -> dict:
     if battle.odds and battle.odds_pack_hash == version:
         return battle.odds
     seed = derive_seed(battle.turn.seed or 0, "odds", battle.key)
-    odds = simulate(inp, runs=ODDS_RUNS, seed=seed).to_dict()
+    odds = _simulate(inp, seed)
     battle.odds = odds
     battle.odds_pack_hash = version
     battle.save(update_fields=["odds", "odds_pack_hash"])
@@ -884,9 +569,14 @@ def what_if_odds_compute(*, campaign: Campaign, turn: Turn, input_hash: str, dat
     if what_if_hash(inp=inp) != input_hash:
         raise ServiceError(_("The what-if battle does not match the odds asked for."))
     seed = derive_seed(0, "what-if", input_hash)
-    odds = simulate(inp, runs=ODDS_RUNS, seed=seed).to_dict()
+    odds = _simulate(inp, seed)
     row, _created = WhatIfOdds.objects.get_or_create(
         campaign=campaign, input_hash=input_hash, defaults={"turn": turn, "odds": odds}
     )
     WhatIfOdds.objects.filter(campaign=campaign, turn__number__lt=turn.number).delete()
     return row.odds
+
+
+def _simulate(inp: BattleInput, seed: int) -> dict:
+    """The engine's odds over ODDS_RUNS fights, as data."""
+    return tactical_simulate(inp, runs=ODDS_RUNS, seed=seed).to_dict()

@@ -1,27 +1,22 @@
 """Battle tasks: each takes ids, calls one service of `battles.services`, and is safe to run
 twice (the odds are cached per version of the pack, or per what-if input, so a second run
-finds them computed)."""
+finds them computed). Retries: `config.celery.RETRY`."""
 
 from __future__ import annotations
 
 import logging
 
 from celery import shared_task
-from django.db import InterfaceError, OperationalError
 
 from battles import services
 from battles.models import Battle
 from campaign.models import Turn
+from config.celery import RETRY
 
 log = logging.getLogger(__name__)
 
 
-@shared_task(
-    name="battles.battle_odds",
-    autoretry_for=(OperationalError, InterfaceError),
-    retry_backoff=True,
-    max_retries=5,
-)
+@shared_task(name="battles.battle_odds", **RETRY)
 def battle_odds_task(battle_id: int) -> str:
     """Compute (or find cached) the tactical engine's odds of one battle."""
     battle = Battle.objects.filter(pk=battle_id).first()
@@ -32,12 +27,7 @@ def battle_odds_task(battle_id: int) -> str:
     return "computed"
 
 
-@shared_task(
-    name="battles.what_if_odds",
-    autoretry_for=(OperationalError, InterfaceError),
-    retry_backoff=True,
-    max_retries=5,
-)
+@shared_task(name="battles.what_if_odds", **RETRY)
 def what_if_odds_task(turn_id: int, input_hash: str, data: dict) -> str:
     """Compute (or find cached) the odds of a what-if battle asked for on the orders page."""
     turn = Turn.objects.select_related("campaign").filter(pk=turn_id).first()

@@ -1,7 +1,7 @@
 """Who is asking: every campaign view resolves the request's user to a `Viewer` first.
 
 Outsiders get a 404 (a campaign's existence is not revealed), anonymous users the login
-page. What a viewer may see of the map is decided in `campaign.visibility`.
+page. What a viewer may see of the map is decided in `campaign.fog`.
 """
 
 from __future__ import annotations

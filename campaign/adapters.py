@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from operator import itemgetter
+from dataclasses import dataclass, replace
 from typing import Any
 
-from django.db import connections, models, router
+from django.db import models
 
+import rules as R
 from battles.models import Battle
+from campaign.bulk import rows_sync
 from campaign.models import (
     Campaign,
     Command,
@@ -26,12 +28,11 @@ from campaign.models import (
     Side,
     Square,
     Turn,
+    TurnResolution,
     Unit,
 )
-from rules import types as R
-from rules.battle import BattlePack, PendingBattle
-from rules.codec import from_data, to_data
-from rules.orders import PlayerOrders
+from campaign.selectors import turn_current
+from rules import BattlePack, PendingBattle, PlayerOrders, from_data, to_data
 
 # --- reading ---------------------------------------------------------------------------------
 
@@ -200,12 +201,9 @@ def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
 
 def _with_carry(state: R.CampaignState, turn: Turn) -> R.CampaignState:
     """Phases 0–2 leave the turn's orders, triggers and moves for Phases 4–8 (rules.turn)."""
-    from dataclasses import replace
-
     carry = turn.carry
     pending = tuple(
-        PendingBattle(b.key, (b.x, b.y), b.contact_order, from_data(BattlePack, b.pack))
-        for b in Battle.objects.filter(turn=turn).order_by("contact_order")
+        pending_battle_of(b) for b in Battle.objects.filter(turn=turn).order_by("contact_order")
     )
     return replace(
         state,
@@ -233,86 +231,6 @@ def carry_of(state: R.CampaignState) -> dict[str, Any]:
 # --- writing -----------------------------------------------------------------------------------
 
 
-def _sync(
-    model: type[models.Model], campaign: Campaign, wanted: dict[str, dict[str, Any]]
-) -> dict[str, int]:
-    """Make the campaign's rows of `model` match `wanted` (key → field values) with one read
-    and at most three writes: delete the missing, create the new, update the changed in one
-    statement. Existing rows are read as tuples of the compared fields only. Returns key → pk."""
-    fields = list(next(iter(wanted.values()), {}))
-    existing = {
-        row[1]: (row[0], row[2:])
-        for row in model.objects.filter(campaign=campaign).values_list("pk", "key", *fields)
-    }
-    gone = [pk for key, (pk, _) in existing.items() if key not in wanted]
-    if gone:
-        model.objects.filter(pk__in=gone).delete()
-    new_rows = [
-        model(key=key, campaign=campaign, **vals)
-        for key, vals in wanted.items()
-        if key not in existing
-    ]
-    if new_rows:
-        model.objects.bulk_create(new_rows)
-    changed: list[tuple[int, dict[str, Any]]] = []
-    diff: set[str] = set()
-    as_row = itemgetter(*fields) if len(fields) > 1 else lambda vals: tuple(vals[f] for f in fields)
-    for key, vals in wanted.items():
-        row = existing.get(key)
-        if row is None:
-            continue
-        pk, values = row
-        if as_row(vals) == values:  # the common case, compared in one go
-            continue
-        changed.append((pk, vals))
-        diff.update(f for f, v in zip(fields, values, strict=True) if vals[f] != v)
-    if changed:
-        _bulk_update(model, changed, sorted(diff))
-    pks = {key: pk for key, (pk, _) in existing.items() if key in wanted}
-    pks.update({r.key: r.pk for r in new_rows})
-    return pks
-
-
-def _bulk_update(
-    model: type[models.Model], changed: list[tuple[int, dict[str, Any]]], fields: list[str]
-) -> None:
-    """Set `fields` of each (pk, values) row in one statement. On PostgreSQL that is an
-    `UPDATE … FROM (VALUES …)`: Django's `bulk_update` builds a CASE WHEN per row and field,
-    which costs about 80 ms of Python for the 165 forces that move in a 240-force turn."""
-    conn = connections[router.db_for_write(model)]
-    if conn.vendor != "postgresql":
-        model.objects.bulk_update(
-            [model(pk=pk, **{f: vals[f] for f in fields}) for pk, vals in changed], fields
-        )
-        return
-    meta = model._meta
-    cols = [meta.get_field(f) for f in fields]
-    qn = conn.ops.quote_name
-    pk_col = qn(meta.pk.column)
-    names = ", ".join([pk_col, *(qn(c.column) for c in cols)])
-    casts = [meta.pk.cast_db_type(conn), *(c.cast_db_type(conn) for c in cols)]
-    row_sql = "(" + ", ".join(f"%s::{cast}" for cast in casts) + ")"
-    sets = ", ".join(f"{qn(c.column)} = v.{qn(c.column)}" for c in cols)
-    per_row = len(casts)
-    limit = conn.features.max_query_params  # None with client-side binding (the default)
-    batch = max(1, limit // per_row) if limit else len(changed)
-    with conn.cursor() as cursor:
-        for i in range(0, len(changed), batch):
-            part = changed[i : i + batch]
-            params: list[Any] = []
-            for pk, vals in part:
-                params.append(pk)
-                params.extend(
-                    c.get_db_prep_save(vals[f], conn) for c, f in zip(cols, fields, strict=True)
-                )
-            cursor.execute(
-                f"UPDATE {qn(meta.db_table)} AS t SET {sets} "
-                f"FROM (VALUES {', '.join([row_sql] * len(part))}) AS v ({names}) "
-                f"WHERE t.{pk_col} = v.{pk_col}",
-                params,
-            )
-
-
 def state_save(*, campaign: Campaign, state: R.CampaignState) -> None:
     """Write a state back in bulk. The map itself never changes in play and is not written."""
     campaign.turn_number = state.turn
@@ -327,7 +245,7 @@ def state_save(*, campaign: Campaign, state: R.CampaignState) -> None:
     campaign.winner = state.winner or ""
     campaign.options = to_data(state.options)
     campaign.save()
-    pid = _sync(
+    pid = rows_sync(
         Player,
         campaign,
         {
@@ -340,7 +258,7 @@ def state_save(*, campaign: Campaign, state: R.CampaignState) -> None:
             for p in state.players
         },
     )
-    _sync(
+    rows_sync(
         Holding,
         campaign,
         {h.id: _holding_fields(h, pid, i) for i, h in enumerate(state.holdings)},
@@ -366,7 +284,7 @@ def _holding_fields(h: R.Holding, pid: dict[str, int], position: int) -> dict[st
 
 
 def _forces_save(campaign: Campaign, forces: Sequence[R.Force], pid: dict[str, int]) -> None:
-    fpk = _sync(
+    fpk = rows_sync(
         Force,
         campaign,
         {
@@ -388,7 +306,7 @@ def _forces_save(campaign: Campaign, forces: Sequence[R.Force], pid: dict[str, i
             for i, f in enumerate(forces)
         },
     )
-    cpk = _sync(
+    cpk = rows_sync(
         Command,
         campaign,
         {
@@ -405,7 +323,7 @@ def _forces_save(campaign: Campaign, forces: Sequence[R.Force], pid: dict[str, i
             for i, c in enumerate(f.commands)
         },
     )
-    _sync(
+    rows_sync(
         Unit,
         campaign,
         {
@@ -426,7 +344,7 @@ def _forces_save(campaign: Campaign, forces: Sequence[R.Force], pid: dict[str, i
             for i, u in enumerate(c.units)
         },
     )
-    _sync(
+    rows_sync(
         Individual,
         campaign,
         {
@@ -488,3 +406,123 @@ def _squares(campaign: Campaign, gmap: R.GameMap) -> Iterable[Square]:
                 features=sorted(f.value for f in feats),
                 zone=gmap.zones.get((x, y), ""),
             )
+
+
+# --- stored states and inputs ----------------------------------------------------------------
+
+
+def state_current(*, campaign: Campaign) -> R.CampaignState:
+    """The campaign's state now, with its current turn's carried data (Phases 0–2 → 4–8)."""
+    return state_load(campaign=campaign, turn=turn_current(campaign=campaign))
+
+
+def state_from_data(data: Any, where: str = "state") -> R.CampaignState:
+    """A state stored as data (an export, a resolution's `state_before`); `FormatError` says
+    where it is malformed."""
+    return from_data(R.CampaignState, data, where)
+
+
+def state_to_data(state: R.CampaignState) -> Any:
+    return to_data(state)
+
+
+def state_before(resolution: TurnResolution) -> R.CampaignState:
+    """The state a stored resolution started from."""
+    return state_from_data(resolution.state_before, "state_before")
+
+
+def orders_from_data(player_key: str, data: Any, where: str = "") -> PlayerOrders:
+    """A player's stored orders (`Orders.data`: no player id; a force's id may be left out,
+    it is the key its orders are filed under)."""
+    data = {**(data or {}), "player_id": player_key}
+    if isinstance(data.get("forces"), dict):
+        data["forces"] = {
+            fid: {**fo, "force_id": fo.get("force_id", fid)} if isinstance(fo, dict) else fo
+            for fid, fo in data["forces"].items()
+        }
+    return from_data(PlayerOrders, data, where)
+
+
+def orders_to_data(orders: PlayerOrders) -> dict[str, Any]:
+    """What `Orders.data` stores (the player is the row's)."""
+    data = to_data(orders)
+    data.pop("player_id")
+    return data
+
+
+def result_from_data(battle_key: str, data: Any, where: str = "") -> R.BattleResult:
+    """A battle's stored result (`Battle.result`: no battle id, the row's key is it)."""
+    return from_data(R.BattleResult, {**(data or {}), "battle_id": battle_key}, where)
+
+
+def result_to_data(result: R.BattleResult) -> dict[str, Any]:
+    data = to_data(result)
+    data.pop("battle_id", None)
+    return data
+
+
+def pending_battle_of(battle: Battle) -> PendingBattle:
+    """A battle row as the rules' pending battle (its pack as it was built)."""
+    return PendingBattle(
+        battle.key, (battle.x, battle.y), battle.contact_order, from_data(BattlePack, battle.pack)
+    )
+
+
+@dataclass(frozen=True)
+class StageStates:
+    """A stored resolution with the state it started from and the state it left."""
+
+    resolution: TurnResolution
+    before: R.CampaignState
+    after: R.CampaignState
+
+
+def stage_states_list(*, campaign: Campaign, number: int | None = None) -> list[StageStates]:
+    """The stored resolutions (of turn `number`, or all) in the order they ran, each with the
+    state it started from and the state it left: the next resolution's `state_before`, or the
+    current state for the latest."""
+    qs = TurnResolution.objects.filter(turn__campaign=campaign).select_related("turn")
+    if number is not None:
+        qs = qs.filter(turn__number__in=[number, number + 1])
+    order = TurnResolution.STAGE_ORDER
+    rs = sorted(qs, key=lambda r: (r.turn.number, order.get(r.stage, 9)))
+    befores = [state_before(r) for r in rs]
+    current: R.CampaignState | None = None
+    out = []
+    for i, r in enumerate(rs):
+        if number is not None and r.turn.number != number:
+            continue
+        if i + 1 < len(rs):
+            after = befores[i + 1]
+        else:
+            current = current or state_current(campaign=campaign)
+            after = current
+        out.append(StageStates(r, befores[i], after))
+    return out
+
+
+def battle_state_get(*, battle: Battle) -> R.CampaignState:
+    """The state the battle's result is read against: the state Phases 4–8 started from once
+    they have run, else the state now (with the turn's carried data) while the turn waits."""
+    after = TurnResolution.objects.filter(
+        turn_id=battle.turn_id, stage=TurnResolution.Stage.AFTER
+    ).first()
+    if after is not None:
+        return state_before(after)
+    return state_load(campaign=battle.campaign, turn=battle.turn)
+
+
+def turn_state_after_get(*, turn: Turn) -> R.CampaignState:
+    """The state Phases 4–8 of `turn` left: the next turn's starting state, or the current."""
+    nxt = (
+        TurnResolution.objects.filter(
+            turn__campaign_id=turn.campaign_id,
+            turn__number=turn.number + 1,
+            stage=TurnResolution.Stage.TURN,
+        )
+        .only("state_before")
+        .first()
+    )
+    if nxt is not None:
+        return state_before(nxt)
+    return state_current(campaign=turn.campaign)

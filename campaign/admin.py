@@ -351,8 +351,16 @@ class TurnResolutionInline(admin.TabularInline):
 
 @admin.register(Turn)
 class TurnAdmin(admin.ModelAdmin):
-    list_display = ["campaign", "number", "status", "deadline", "paused", "extensions", "hash"]
-    list_filter = ["status", "paused", "campaign"]
+    list_display = [
+        "campaign",
+        "number",
+        "status",
+        "deadline",
+        "paused_at",
+        "extensions",
+        "hash",
+    ]
+    list_filter = ["status", ("paused_at", admin.EmptyFieldListFilter), "campaign"]
     search_fields = ["campaign__name", "campaign__slug"]
     list_select_related = ["campaign"]
     fields = [
@@ -362,7 +370,7 @@ class TurnAdmin(admin.ModelAdmin):
         "deadline",
         "timezone",
         "extensions",
-        "paused",
+        "paused_at",
         "seed_shown",
         "seed_hash",
         "carried",
@@ -394,7 +402,7 @@ class TurnAdmin(admin.ModelAdmin):
         # the seed is secret until the turn is resolved: only its hash is published before
         if obj.seed is None:
             return "—"
-        return str(obj.seed) if obj.status == Turn.Status.RESOLVED else _("(until resolved)")
+        return str(obj.seed) if obj.resolved else _("(until resolved)")
 
     @admin.display(description=_("carried to Phases 4–8"))
     def carried(self, obj: Turn) -> str:

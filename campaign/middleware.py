@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 
 from campaign.access import LoginRequired, viewer_for
-from campaign.services import SetupInProgress
+from campaign.errors import SetupInProgress
 
 
 class LoginRequiredRedirect:

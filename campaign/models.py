@@ -7,16 +7,13 @@ per campaign, so that a state, an export and the ledger all speak of the same th
 
 from __future__ import annotations
 
+import hashlib
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from rules.types import Feature, IndividualKind, Quality, Speciality
-from rules.types import Status as ForceStatus
-
-
-def _choices(enum) -> list[tuple[str, str]]:
-    return [(m.value, m.value.replace("-", " ").capitalize()) for m in enum]
+from campaign import labels
 
 
 class Campaign(models.Model):
@@ -144,7 +141,7 @@ class Square(models.Model):
     features = models.JSONField(_("features"), default=list, blank=True)
     zone = models.CharField(_("territory of"), max_length=50, blank=True)
 
-    FEATURES = _choices(Feature)
+    FEATURES = labels.choices(labels.FEATURE)
 
     class Meta:
         ordering = ["campaign", "y", "x"]
@@ -185,7 +182,7 @@ class Holding(models.Model):
 
 
 class Force(models.Model):
-    STATUSES = _choices(ForceStatus)
+    STATUSES = labels.choices(labels.STATUS)
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="forces")
     key = models.CharField(max_length=50)
@@ -237,8 +234,8 @@ class Command(models.Model):
 
 
 class Unit(models.Model):
-    SPECIALITIES = _choices(Speciality)
-    QUALITIES = _choices(Quality)
+    SPECIALITIES = labels.choices(labels.SPECIALITY)
+    QUALITIES = labels.choices(labels.QUALITY)
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
     command = models.ForeignKey(Command, on_delete=models.CASCADE, related_name="units")
@@ -264,7 +261,7 @@ class Unit(models.Model):
 
 
 class Individual(models.Model):
-    KINDS = _choices(IndividualKind)
+    KINDS = labels.choices(labels.INDIVIDUAL_KIND)
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
     force = models.ForeignKey(Force, on_delete=models.CASCADE, related_name="individuals")
@@ -306,7 +303,8 @@ class Turn(models.Model):
     battles_deadline = models.DateTimeField(_("battles deadline"), null=True, blank=True)
     timezone = models.CharField(_("time zone"), max_length=50, default="UTC")
     extensions = models.PositiveSmallIntegerField(default=0)
-    paused = models.BooleanField(default=False)
+    # while the open turn is paused: when the pause began (its deadline moves on by the pause)
+    paused_at = models.DateTimeField(_("paused since"), null=True, blank=True)
     seed = models.BigIntegerField(_("seed"), null=True, blank=True)
     seed_hash = models.CharField(_("seed hash"), max_length=64, blank=True)
     # the rules state carried from Phases 0–2 to Phases 4–8 (phase, orders, triggers, moves)
@@ -325,6 +323,54 @@ class Turn(models.Model):
 
     def __str__(self) -> str:
         return f"{self.campaign} · {_('turn')} {self.number}"
+
+    # --- where the turn stands (the state machine itself is campaign.turns.services) ---------
+
+    @property
+    def is_open(self) -> bool:
+        """Orders may be written and confirmed."""
+        return self.status == self.Status.OPEN
+
+    @property
+    def paused(self) -> bool:
+        return self.paused_at is not None
+
+    @property
+    def busy(self) -> bool:
+        """Closed or being resolved: something is under way that needs no one's input."""
+        return self.status in (
+            self.Status.CLOSED,
+            self.Status.RESOLVING,
+            self.Status.RESOLVING_AFTER,
+        )
+
+    @property
+    def resolving(self) -> bool:
+        return self.status in (self.Status.RESOLVING, self.Status.RESOLVING_AFTER)
+
+    @property
+    def waiting_for_battles(self) -> bool:
+        """Phases 0–2 are done and the turn waits for its battles' results."""
+        return self.status == self.Status.BATTLES
+
+    @property
+    def resolved(self) -> bool:
+        return self.status == self.Status.RESOLVED
+
+    def claim(self, frm: str, to: str) -> bool:
+        """Move the turn from `frm` to `to` with one conditional update, so that of several
+        callers at once only one succeeds (a worker claims a turn before resolving it). On
+        success this instance says `to`; a caller that lost the race gets False."""
+        if Turn.objects.filter(pk=self.pk, status=frm).update(status=to) != 1:
+            return False
+        self.status = to
+        return True
+
+    def hash_of(self, seed: int) -> str:
+        """The seed's hash, published when the turn closes and checked once the seed is
+        revealed after resolution (anyone can recompute it)."""
+        text = f"fwcampaign:{self.campaign.slug}:{self.number}:{seed}"
+        return hashlib.sha256(text.encode()).hexdigest()
 
 
 class Orders(models.Model):
@@ -362,6 +408,12 @@ class TurnResolution(models.Model):
     class Stage(models.TextChoices):
         TURN = "turn", _("Phases 0–2")
         AFTER = "after-battles", _("Phases 4–8")
+
+    # Phases 0–2 run before Phases 4–8: the order stages are exported and replayed in
+    STAGE_ORDER = {Stage.TURN: 0, Stage.AFTER: 1}
+    # `inputs` key of a Phases 4–8 run given its dice (tests): the values it used, which the
+    # replay check re-uses (and says so)
+    SCRIPTED_DICE = "scripted-dice"
 
     turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="resolutions")
     stage = models.CharField(max_length=20, choices=Stage.choices)

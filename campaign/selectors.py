@@ -1,11 +1,17 @@
-"""Reads for the campaign pages. Keyword-only, named `<entity>_<get/list>[_for_<who>]`."""
+"""Reads every part of the campaign app shares. Keyword-only, `<entity>_<get/list>[_for_<who>]`.
+
+A feature's own reads are in its `selectors.py`; these are the few that several features and
+the battles app need (the current turn, the active players, how a user is named).
+"""
 
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import OuterRef, QuerySet, Subquery
+from django.utils.translation import gettext as _
 
-from campaign.models import Campaign, Membership
+from campaign.errors import ServiceError, SetupInProgress
+from campaign.models import Campaign, Membership, Player, Turn
 
 
 def campaigns_list_for_user(*, user: AbstractBaseUser | AnonymousUser) -> QuerySet[Campaign]:
@@ -21,3 +27,25 @@ def campaigns_list_for_user(*, user: AbstractBaseUser | AnonymousUser) -> QueryS
     if not user.is_staff:
         campaigns = campaigns.filter(pk__in=memberships.values("campaign"))
     return campaigns.order_by("name", "pk")
+
+
+def turn_current(*, campaign: Campaign) -> Turn:
+    """The campaign's latest turn; `SetupInProgress` while it is being set up."""
+    if campaign.setup_open:
+        raise SetupInProgress(campaign)
+    turn = campaign.turns.order_by("-number").first()
+    if turn is None:
+        raise ServiceError(f"Campaign {campaign.slug} has no turn.")
+    return turn
+
+
+def players_active(*, campaign: Campaign) -> list[Player]:
+    """The players who still give orders: those who have not surrendered."""
+    return list(campaign.players.filter(surrendered=False).order_by("position", "key"))
+
+
+def user_label(user: object) -> str:
+    """How a user is named on the pages: full name, else user name."""
+    if user is None:
+        return _("someone no longer registered")
+    return user.get_full_name() or user.get_username()  # type: ignore[attr-defined]

@@ -1,39 +1,105 @@
-from django.urls import include, path
+"""The campaign app's pages, by feature: the home page and the overview with the GM's turn
+controls (`campaign.turns`), orders, the map, reports and the inbox, the export, and set-up.
+A POST action has its own URL (and view), named after what it does."""
 
-from campaign.views import home, overview
-from campaign.views import map as map_views
-from campaign.views import orders as orders_views
-from campaign.views import report as report_views
-from campaign.views import setup as setup_views
+from django.urls import path
+
+from campaign.exchange import views as exchange
+from campaign.home import home
+from campaign.map import views as map_views
+from campaign.orders import views as orders
+from campaign.reports import views as reports
+from campaign.setup.views import map as setup_map
+from campaign.setup.views import pages as setup
+from campaign.setup.views import players, rosters
+from campaign.turns import views as turns
 
 app_name = "campaign"
 
+C = "c/<slug:slug>/"
+
 urlpatterns = [
-    path("", home.home, name="home"),
-    path("c/<slug:slug>/", overview.detail, name="detail"),
-    path("c/<slug:slug>/turn/status/", overview.turn_status, name="turn-status"),
-    path("c/<slug:slug>/map/", map_views.map_page, name="map"),
-    path("c/<slug:slug>/map.json", map_views.map_json, name="map-json"),
-    path("c/<slug:slug>/turns/<int:number>/", report_views.report, name="report"),
-    path("c/<slug:slug>/turns/<int:number>/replay/", report_views.replay, name="replay"),
-    path("c/<slug:slug>/inbox/", report_views.inbox, name="inbox"),
-    path("c/<slug:slug>/export.json", report_views.export, name="export"),
-    path("c/<slug:slug>/orders/", include(orders_views.urlpatterns)),
+    path("", home, name="home"),
+    # the overview, and the GM's turn controls
+    path(C, turns.detail, name="detail"),
+    path(f"{C}turn/status/", turns.turn_status, name="turn-status"),
+    path(f"{C}turn/deadline/", turns.turn_deadline, name="turn-deadline"),
+    path(f"{C}turn/battles-deadline/", turns.turn_battles_deadline, name="turn-battles-deadline"),
+    path(f"{C}turn/extend/", turns.turn_extend, name="turn-extend"),
+    path(f"{C}turn/pause/", turns.turn_pause, name="turn-pause"),
+    path(f"{C}turn/resume/", turns.turn_resume, name="turn-resume"),
+    path(f"{C}turn/close/", turns.turn_close, name="turn-close"),
+    path(f"{C}turn/advance/", turns.turn_advance, name="turn-advance"),
+    # the map
+    path(f"{C}map/", map_views.map_page, name="map"),
+    path(f"{C}map.json", map_views.map_json, name="map-json"),
+    # reports, the inbox and the export
+    path(f"{C}turns/<int:number>/", reports.report, name="report"),
+    path(f"{C}turns/<int:number>/replay/", reports.replay, name="replay"),
+    path(f"{C}inbox/", reports.inbox, name="inbox"),
+    path(f"{C}export.json", exchange.export, name="export"),
+    # orders
+    path(f"{C}orders/", orders.orders, name="orders"),
+    path(f"{C}orders/confirm/", orders.orders_confirm_view, name="orders-confirm"),
+    path(f"{C}orders/force/<str:force_key>/", orders.orders_force, name="orders-force"),
+    path(f"{C}orders/force/<str:force_key>/path/", orders.orders_path, name="orders-path"),
+    path(
+        f"{C}orders/force/<str:force_key>/chances/",
+        orders.orders_probability,
+        name="orders-probability",
+    ),
+    path(f"{C}orders/force/<str:force_key>/odds/", orders.orders_odds, name="orders-odds"),
 ]
 
 # set-up (spec §2): new campaign, map, territory, holdings, options, players, rosters, start
 urlpatterns += [
-    path("new/", setup_views.campaign_new, name="new"),
-    path("join/<str:token>/", setup_views.join, name="join"),
-    path("c/<slug:slug>/setup/map/", setup_views.setup_map, name="setup-map"),
-    path("c/<slug:slug>/setup/map/square/", setup_views.setup_square, name="setup-square"),
-    path("c/<slug:slug>/setup/map/import/", setup_views.setup_import, name="setup-import"),
-    path("c/<slug:slug>/setup/territory/", setup_views.setup_territory, name="setup-territory"),
-    path("c/<slug:slug>/setup/holdings/", setup_views.setup_holdings, name="setup-holdings"),
-    path("c/<slug:slug>/setup/options/", setup_views.setup_options, name="setup-options"),
-    path("c/<slug:slug>/setup/players/", setup_views.setup_players, name="setup-players"),
-    path("c/<slug:slug>/invite/", setup_views.invite, name="invite"),
-    path("c/<slug:slug>/roster/", setup_views.roster, name="roster"),
-    path("c/<slug:slug>/roster/<str:key>/", setup_views.roster_force, name="roster-force"),
-    path("c/<slug:slug>/start/", setup_views.start, name="start"),
+    path("new/", setup.campaign_new, name="new"),
+    path("join/<str:token>/", players.join, name="join"),
+    path(f"{C}setup/map/", setup_map.setup_map, name="setup-map"),
+    path(f"{C}setup/map/square/", setup_map.setup_square, name="setup-square"),
+    path(f"{C}setup/map/import/", setup_map.setup_import, name="setup-import"),
+    path(f"{C}setup/territory/", setup_map.setup_territory, name="setup-territory"),
+    path(f"{C}setup/holdings/", setup_map.setup_holdings, name="setup-holdings"),
+    path(
+        f"{C}setup/holdings/<str:key>/remove/",
+        setup_map.setup_holding_remove,
+        name="setup-holding-remove",
+    ),
+    path(f"{C}setup/options/", setup.setup_options, name="setup-options"),
+    path(f"{C}setup/players/", players.setup_players, name="setup-players"),
+    path(f"{C}setup/sides/add/", players.setup_side_add, name="setup-side-add"),
+    path(f"{C}setup/sides/<str:key>/delete/", players.setup_side_delete, name="setup-side-delete"),
+    path(f"{C}setup/players/add/", players.setup_player_add, name="setup-player-add"),
+    path(f"{C}setup/players/<str:key>/save/", players.setup_player_save, name="setup-player-save"),
+    path(
+        f"{C}setup/players/<str:key>/delete/",
+        players.setup_player_delete,
+        name="setup-player-delete",
+    ),
+    path(f"{C}invite/", players.invite, name="invite"),
+    path(f"{C}invite/<int:pk>/revoke/", players.invitation_revoke, name="invitation-revoke"),
+    path(f"{C}roster/", rosters.roster, name="roster"),
+    path(f"{C}roster/<str:key>/", rosters.roster_force, name="roster-force"),
+    path(f"{C}roster/<str:key>/save/", rosters.roster_force_save, name="roster-force-save"),
+    path(f"{C}roster/<str:key>/delete/", rosters.roster_force_delete, name="roster-force-delete"),
+    path(
+        f"{C}roster/<str:key>/commands/add/", rosters.roster_command_add, name="roster-command-add"
+    ),
+    path(f"{C}roster/<str:key>/units/add/", rosters.roster_unit_add, name="roster-unit-add"),
+    path(
+        f"{C}roster/<str:key>/characters/add/",
+        rosters.roster_character_add,
+        name="roster-character-add",
+    ),
+    path(
+        f"{C}roster/<str:key>/items/<str:item>/save/",
+        rosters.roster_item_save,
+        name="roster-item-save",
+    ),
+    path(
+        f"{C}roster/<str:key>/items/<str:item>/delete/",
+        rosters.roster_item_delete,
+        name="roster-item-delete",
+    ),
+    path(f"{C}start/", setup.start, name="start"),
 ]

@@ -1,8 +1,8 @@
 """The digest of a resolved turn for one member: the events of the turn's resolutions as the
-turn report tells them to him (`campaign.report.turn_report_get`), so that the email and the
-report page make the same fog-of-war decisions: a viewer who does not see everything reads
-only of his side's forces and the enemy forces his side sees (`campaign.visibility`), and a
-hidden enemy force is never named."""
+turn report tells them to him (`campaign.reports.turn_report.turn_report_get`), so that the
+e-mail and the report page make the same fog-of-war decisions: a viewer who does not see
+everything reads only of his side's forces and the enemy forces his side sees
+(`campaign.fog`), and a hidden enemy force is never named."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 from campaign.access import Viewer
 from campaign.models import Turn, TurnResolution
-from campaign.report import turn_report_get
+from campaign.reports.turn_report import turn_report_get
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from django.utils.translation import gettext as _
 from battles.models import Battle
 from campaign.access import Viewer
 from campaign.models import Campaign, Membership, Orders, Turn, TurnResolution
+from config.celery import Retryable
 from notifications.digest import digest_for, force_names, player_names
 from notifications.models import Kind, Notification, NotificationPreference
 
@@ -35,7 +36,7 @@ log = logging.getLogger(__name__)
 REMINDER_BEFORE = timedelta(hours=24)
 
 
-class DeliveryFailed(RuntimeError):
+class DeliveryFailed(Retryable):
     """Some messages could not be handed to the mailer; a retry sends only those."""
 
 
@@ -195,7 +196,7 @@ def notify_turn_opened(*, turn_id: int) -> list[Notification]:
     """Tell the players of an open turn that orders are wanted, and by when. One message per
     deadline: when the GM sets or moves it, players hear of the new one."""
     turn = Turn.objects.select_related("campaign").filter(pk=turn_id).first()
-    if turn is None or turn.status != Turn.Status.OPEN:
+    if turn is None or not turn.is_open:
         return []
     campaign = turn.campaign
     url = _campaign_url(campaign)
@@ -245,7 +246,7 @@ def notify_reminders_due(*, now: datetime | None = None) -> list[Notification]:
     now = now or timezone.now()
     turns = Turn.objects.select_related("campaign").filter(
         status=Turn.Status.OPEN,
-        paused=False,
+        paused_at__isnull=True,
         deadline__gt=now,
         deadline__lte=now + REMINDER_BEFORE,
     )
@@ -385,7 +386,7 @@ def notify_turn_resolved(*, turn_id: int) -> list[Notification]:
     """Send every member of the campaign the digest of a resolved turn, each filtered by fog of
     war for him (`notifications.digest`)."""
     turn = Turn.objects.select_related("campaign").filter(pk=turn_id).first()
-    if turn is None or turn.status != Turn.Status.RESOLVED:
+    if turn is None or not turn.resolved:
         return []
     campaign = turn.campaign
     url = _absolute(reverse("campaign:report", args=[campaign.slug, turn.number]))

@@ -14,8 +14,8 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from campaign import services
 from campaign.models import Campaign, Membership
+from campaign.setup.invitations import membership_add, user_get_or_create
 
 
 @pytest.fixture(autouse=True)
@@ -56,9 +56,9 @@ def cast(db, settings) -> Cast:
     campaign = Campaign.objects.get(slug="incursion")
     campaign.fog_of_war = True
     campaign.save(update_fields=["fog_of_war"])
-    observer = services.user_get_or_create(username="olive", password="olive-pass-1")
-    services.membership_add(campaign=campaign, user=observer, role=Membership.Role.OBSERVER)
-    outsider = services.user_get_or_create(username="oscar", password="oscar-pass-1")
+    observer = user_get_or_create(username="olive", password="olive-pass-1")
+    membership_add(campaign=campaign, user=observer, role=Membership.Role.OBSERVER)
+    outsider = user_get_or_create(username="oscar", password="oscar-pass-1")
     by_name = {m.user.username: m.user for m in campaign.memberships.select_related("user")}
     return Cast(
         campaign,

@@ -9,15 +9,9 @@
     who chose it with the switcher (`set_language`, the `django_language` cookie), which
     outlives logging in and out; in English otherwise.
 
-After changing any translatable text, refresh the catalogue the way (b) extracts it, translate
-what it lists, and compile:
-
-    .venv/bin/python -m tests.test_i18n            # makemessages -l it, same files and keywords
-    .venv/bin/python manage.py compilemessages -l it -i ".venv*"
-
-`campaign/views/setup.py` and `campaign/services_setup.py` mark their labels with `L`, an
-alias of `gettext_lazy` that a plain `manage.py makemessages` does not know (its strings would
-drop out of the catalogue as obsolete): the extraction here adds `--keyword=L`.
+After changing any translatable text, refresh the catalogue (a plain `manage.py
+makemessages -l it`: the project's `makemessages` command knows what not to read), translate
+what it lists, and compile; `./run messages` does all three but the translating.
 """
 
 from __future__ import annotations
@@ -32,7 +26,6 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from django.core.management.commands import makemessages
 from django.test import override_settings
 from django.urls import reverse
 from django.utils import translation
@@ -42,24 +35,10 @@ LOCALE = ROOT / "locale"
 PO = LOCALE / "it" / "LC_MESSAGES" / "django.po"
 MO = PO.with_suffix(".mo")
 
-# What makemessages reads: html, txt and py files outside these (plus dot-directories).
-IGNORE = [
-    ".venv/*",
-    ".venv-tools/*",
-    "node_modules/*",
-    "staticfiles/*",
-    "test-artifacts/*",
-    "tests/*",
-]
-EXTRA_XGETTEXT = ["--keyword=L"]  # `L = gettext_lazy` in campaign/views/setup.py, services_setup.py
-
-
-class MakeMessages(makemessages.Command):
-    xgettext_options = makemessages.Command.xgettext_options + EXTRA_XGETTEXT
-
 
 def run_makemessages(**options) -> None:
-    call_command(MakeMessages(), locale=["it"], ignore_patterns=IGNORE, verbosity=0, **options)
+    """`manage.py makemessages -l it`, as a developer runs it."""
+    call_command("makemessages", locale=["it"], verbosity=0, **options)
 
 
 # --- a small .po reader ------------------------------------------------------------------------
@@ -268,7 +247,7 @@ def test_the_catalogue_holds_exactly_the_msgids_of_the_code(tmp_path):
         )
     assert not problems, (
         "locale/it/LC_MESSAGES/django.po is stale: refresh it with "
-        "`.venv/bin/python -m tests.test_i18n`, translate, compile.\n" + "\n".join(problems)
+        "`./run messages`, translate, compile.\n" + "\n".join(problems)
     )
     assert took < 60, f"extraction took {took:.1f} s"
 
@@ -330,7 +309,7 @@ def test_the_switcher_wins_over_the_browser_and_outlives_logging_in_and_out(
 
 @pytest.mark.django_db
 def test_a_campaign_page_speaks_the_rulebook(cast):
-    """Python-side labels (gettext_lazy in mapview) and template text, on a real page."""
+    """Python-side labels (`campaign.labels`) and template text, on a real page."""
     client = cast.client("side_a")
     url = reverse("campaign:map", args=[cast.campaign.slug])
     page = client.get(url, headers={"accept-language": "it"}).content.decode()
@@ -340,14 +319,8 @@ def test_a_campaign_page_speaks_the_rulebook(cast):
     assert "Full Speed (order)" not in page
 
 
-# --- refreshing the catalogue ------------------------------------------------------------------
+# --- what is left to translate (./run messages prints it) --------------------------------------
 
-if __name__ == "__main__":  # .venv/bin/python -m tests.test_i18n
-    import django
-
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    django.setup()
-    os.chdir(ROOT)
-    run_makemessages()
+if __name__ == "__main__":  # .venv/bin/python -m tests.test_i18n --todo
     todo = [str(e) for e in catalogue() if "fuzzy" in e.flags or not all(e.msgstr.values())]
-    print(_report(f"{PO.relative_to(ROOT)} refreshed; to translate", todo))
+    print(_report(f"{PO.relative_to(ROOT)}: to translate", todo))

@@ -1,6 +1,6 @@
 """The campaign's battle history and the report of each battle.
 
-`history` lists every battle the viewer may see (`battles.queries`: under fog of war a player
+`history` lists every battle the viewer may see (`campaign.fog`: under fog of war a player
 lists only his side's battles, an observer those of the side he follows; without fog, or
 once the campaign has ended, everyone lists all of them); `?turn=` keeps one turn, and an
 htmx request gets the list alone. `detail` is a battle's report: its pack, the entered
@@ -16,13 +16,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from django_htmx.http import HTMX_STOP_POLLING
 
+from battles.history import battle_report_get, battle_turns_list_for_viewer, battles_list_for_viewer
 from battles.models import Battle
-from battles.queries import (
-    battle_get_for_viewer,
-    battle_report_get,
-    battle_turns_list_for_viewer,
-    battles_list_for_viewer,
-)
+from battles.packs import battle_get_for_viewer
 from battles.views.odds import odds_context
 from battles.views.pack import result_url
 from campaign.access import campaign_viewer

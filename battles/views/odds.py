@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -20,9 +19,12 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from battles.models import Battle
-from battles.queries import battle_get_for_viewer
-from battles.selectors import battle_odds_get, battle_roster_get
+from battles.packs import battle_get_for_viewer
+from battles.roster import battle_roster_get
+from battles.selectors import battle_odds_get
+from battles.tasks import battle_odds_task
 from campaign.access import Viewer, campaign_viewer
+from config.celery import enqueue_on_commit
 
 PANEL = "battles/odds_panel.html"
 LOSSES = ("killed", "fled", "left_oppose", "left_retreat", "points")
@@ -53,10 +55,7 @@ def odds_context(viewer: Viewer, battle: Battle, *, predicted: bool = False) -> 
     predicted")."""
     odds = battle_odds_get(battle=battle)
     if odds is None:
-        from battles.tasks import battle_odds_task  # the tasks import services
-
-        battle_id = battle.pk
-        transaction.on_commit(lambda: battle_odds_task.delay(battle_id), robust=True)
+        enqueue_on_commit(battle_odds_task, battle.pk)
     rows = []
     if odds is not None:
         names = {s.key: s.name for s in battle_roster_get(battle=battle).sides}

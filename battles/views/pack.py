@@ -1,6 +1,6 @@
 """The battle pack on screen and on paper.
 
-`pack` shows one battle's pack to the viewers who may see the battle (`battles.queries`:
+`pack` shows one battle's pack to the viewers who may see the battle (`campaign.fog`:
 the GM, the players of its two sides; under fog of war nobody else). `pack_print` puts every
 pending battle of the current turn the viewer may see on paper, one A4 sheet each
 (static/css/battles.css holds the print rules).
@@ -15,7 +15,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from battles.models import Battle
-from battles.queries import (
+from battles.packs import (
     battle_get_for_viewer,
     battles_pending_list_for_viewer,
     pack_sheet_get,

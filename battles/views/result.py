@@ -1,7 +1,6 @@
 """The result page of one battle (`battles:result`): the players enter and confirm or dispute
-its result, the GM chooses the resolver and settles disputes.
-
-One page, `<key>/result/`. A GET shows it; a POST is one action (field `action`):
+its result, the GM chooses the resolver and settles disputes. A GET shows the page; each
+action has its own POST view, under `<key>/result/<action>/`:
 
 - `preview`: the live check while the form is filled in. The form posts it through htmx on
   every change and gets back `#live` (totals per side, the outcome as the rules read it, every
@@ -18,35 +17,43 @@ an upload is never shown.
 from __future__ import annotations
 
 import mimetypes
+from collections.abc import Callable
 from typing import Any
 
+from django import forms
 from django.contrib import messages
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_POST
 
 from battles import services
+from battles.entry import ResultCheck, battle_result_check, person_field, points_field, unit_field
 from battles.forms import BattleResultForm, DisputeForm, PhotoForm, ResolverForm
 from battles.models import Battle
-from battles.queries import battle_get_for_viewer
-from battles.selectors import (
-    COUNTS,
-    BattleRights,
-    Roster,
-    battle_audit_list,
-    battle_photos_list,
-    battle_rights_for_viewer,
-    battle_roster_get,
-    user_label,
-)
+from battles.packs import battle_get_for_viewer
+from battles.rights import BattleRights, battle_rights_for_viewer
+from battles.roster import COUNTS, Roster, battle_roster_get
+from battles.selectors import battle_audit_list, battle_photos_list
 from battles.views.odds import odds_context
 from campaign.access import NotAllowed, Viewer, campaign_viewer
-from campaign.services import ServiceError
+from campaign.errors import ServiceError
+from campaign.selectors import user_label
 
 TEMPLATE = "battles/result.html"
+# each action's URL name, `battles:result-<name>`
+ACTIONS = {
+    "preview": "preview",
+    "enter": "enter",
+    "override": "override",
+    "confirm": "confirm",
+    "dispute": "dispute",
+    "resolver": "resolver",
+    "auto": "auto",
+    "photo": "photo-add",
+}
 
 
 def _battle(viewer: Viewer, key: str) -> Battle:
@@ -57,14 +64,12 @@ def _battle(viewer: Viewer, key: str) -> Battle:
 
 
 @never_cache
-@require_http_methods(["GET", "HEAD", "POST"])
+@require_GET
 def result(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     viewer = campaign_viewer(request, slug)
     battle = _battle(viewer, key)
     rights = battle_rights_for_viewer(battle=battle, viewer=viewer)
     roster = battle_roster_get(battle=battle)
-    if request.method == "POST":
-        return _post(request, viewer, battle, rights, roster)
     form = BattleResultForm(initial=_initial(battle), roster=roster)
     check = _stored_check(battle, roster)
     context = _context(viewer, battle, rights, roster, form, check)
@@ -88,119 +93,32 @@ def photo(request: HttpRequest, slug: str, key: str, pk: int) -> HttpResponse:
     return FileResponse(handle, content_type=kind)
 
 
-urlpatterns = [
-    path("", result, name="result"),
-    path("photos/<int:pk>/", photo, name="result-photo"),
-]
+# --- the actions: the result form ------------------------------------------------------------
 
 
-# --- the actions -----------------------------------------------------------------------------
-
-
-def _post(
-    request: HttpRequest, viewer: Viewer, battle: Battle, rights: BattleRights, roster: Roster
-) -> HttpResponse:
-    action = request.POST.get("action", "")
-    if action in ("preview", "enter", "override"):
-        return _result_action(request, viewer, battle, rights, roster, action)
-    campaign, user = viewer.campaign, request.user
-    form: DisputeForm | ResolverForm | PhotoForm | None = None
-    try:
-        if action == "confirm":
-            if not rights.can_confirm:
-                raise NotAllowed(_("You cannot confirm this result."))
-            services.battle_result_confirm(campaign=campaign, battle=battle, user=user)
-            done = _("You confirmed the result of battle %(battle)s.")
-        elif action == "dispute":
-            if not rights.can_dispute:
-                raise NotAllowed(_("You cannot dispute this result."))
-            form = DisputeForm(request.POST)
-            if not form.is_valid():
-                return _again(request, viewer, battle, roster, {"dispute_form": form}, 400)
-            services.battle_result_dispute(
-                campaign=campaign, battle=battle, user=user, note=form.cleaned_data["note"]
-            )
-            done = _("You disputed the result of battle %(battle)s: the game master settles it.")
-        elif action == "resolver":
-            if not rights.is_gm:
-                raise NotAllowed(_("Only the game master chooses how a battle is resolved."))
-            form = ResolverForm(request.POST)
-            if not form.is_valid():
-                return _again(request, viewer, battle, roster, {"resolver_form": form}, 400)
-            services.battle_resolver_set(
-                campaign=campaign,
-                battle=battle,
-                user=user,
-                resolver=form.cleaned_data["resolver"],
-                auto_at_deadline=form.cleaned_data["auto_at_deadline"],
-            )
-            done = _("The resolver of battle %(battle)s is saved.")
-        elif action == "auto":
-            if not rights.can_set_resolver:
-                raise NotAllowed(_("Only the game master can auto-resolve a battle."))
-            services.battle_auto_resolve(campaign=campaign, battle=battle, user=user)
-            done = _("The tactical engine fought battle %(battle)s: its result is settled.")
-        elif action == "photo":
-            if not rights.can_add_photo:
-                raise NotAllowed(
-                    _("Only the players of the battle and the game master add photos.")
-                )
-            form = PhotoForm(request.POST, request.FILES)
-            if not form.is_valid():
-                return _again(request, viewer, battle, roster, {"photo_form": form}, 400)
-            services.battle_photo_add(
-                campaign=campaign,
-                battle=battle,
-                user=user,
-                file=form.cleaned_data["photo"],
-                caption=form.cleaned_data["caption"],
-            )
-            done = _("The photo is added to battle %(battle)s.")
-        else:
-            return _again(request, viewer, battle, roster, {"refusal": _("Unknown action.")}, 400)
-    except services.InvalidResultEntry as e:
-        extra: dict[str, Any] = {}
-        if form is None:
-            extra["refusal"] = str(e)
-        else:
-            extra[f"{action}_form"] = form
-            for key, msgs in e.errors.items():
-                for message in msgs:
-                    form.add_error(key if key in form.fields else None, message)
-        return _again(request, viewer, battle, roster, extra, 400)
-    except ServiceError as e:  # refused by the battle's state (or the rules, if it changed)
-        return _again(request, viewer, battle, roster, {"refusal": str(e)}, 409)
-    messages.success(request, done % {"battle": battle.key})
-    return redirect("battles:result", slug=viewer.campaign.slug, key=battle.key)
-
-
-def _result_action(
-    request: HttpRequest,
-    viewer: Viewer,
-    battle: Battle,
-    rights: BattleRights,
-    roster: Roster,
-    action: str,
-) -> HttpResponse:
-    allowed = rights.can_override if action == "override" else rights.can_enter
-    if action == "preview":
-        allowed = rights.can_enter or rights.can_override
+def _entry(request: HttpRequest, slug: str, key: str, action: str) -> HttpResponse:
+    """Check the typed result (`preview`), or enter it, or settle it (`override`)."""
+    viewer = campaign_viewer(request, slug)
+    battle = _battle(viewer, key)
+    rights = battle_rights_for_viewer(battle=battle, viewer=viewer)
+    roster = battle_roster_get(battle=battle)
+    allowed = {
+        "preview": rights.can_enter or rights.can_override,
+        "enter": rights.can_enter,
+        "override": rights.can_override,
+    }[action]
     if not allowed:
         raise NotAllowed(_("You cannot enter or change the result of this battle now."))
     form = BattleResultForm(request.POST, roster=roster)
     form.is_valid()  # the typed values that parse are used; the others are errors
     data = form.result_data()
-    check = services.battle_result_check(roster=roster, data=data)
-    if action == "preview":
+    check = battle_result_check(roster=roster, data=data)
+    if action == "preview" or form.errors:
         form.add_service_errors(check.errors)
         context = _context(viewer, battle, rights, roster, form, check)
-        if request.htmx:
+        if action == "preview" and request.htmx:
             return render(request, f"{TEMPLATE}#live", {**context, "oob": True})
-        return render(request, TEMPLATE, context)
-    if form.errors:
-        form.add_service_errors(check.errors)
-        context = _context(viewer, battle, rights, roster, form, check)
-        return render(request, TEMPLATE, context, status=400)
+        return render(request, TEMPLATE, context, status=200 if action == "preview" else 400)
     campaign, user = viewer.campaign, request.user
     report_text = form.cleaned_data.get("report_text", "")
     try:
@@ -222,28 +140,167 @@ def _result_action(
                 "The result of battle %(battle)s is entered: it now awaits the other side's "
                 "confirmation."
             )
-    except services.InvalidResultEntry as e:
-        form.add_service_errors(e.errors)
-        context = _context(viewer, battle, rights, roster, form, check)
-        return render(request, TEMPLATE, context, status=400)
     except ServiceError as e:
-        context = _context(viewer, battle, rights, roster, form, check) | {"refusal": str(e)}
-        return render(request, TEMPLATE, context, status=409)
+        context = _context(viewer, battle, rights, roster, form, check)
+        if _is_entry_error(e):
+            form.add_service_errors(e.field_messages)
+            return render(request, TEMPLATE, context, status=400)
+        return render(request, TEMPLATE, context | {"refusal": str(e)}, status=409)
     messages.success(request, done % {"battle": battle.key})
     return redirect("battles:result", slug=viewer.campaign.slug, key=battle.key)
 
 
+def _is_entry_error(e: ServiceError) -> bool:
+    """Mistakes in what was typed (field by field, 400), not a refusal of the battle's state
+    (409)."""
+    return hasattr(e, "error_dict")
+
+
+@require_POST
+def result_preview(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    return _entry(request, slug, key, "preview")
+
+
+@require_POST
+def result_enter(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    return _entry(request, slug, key, "enter")
+
+
+@require_POST
+def result_override(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    return _entry(request, slug, key, "override")
+
+
+# --- the actions around it -------------------------------------------------------------------
+
+Act = Callable[[Viewer, Battle, BattleRights, dict[str, Any]], str | None]
+
+
+def _action(request: HttpRequest, slug: str, key: str, act: Act) -> HttpResponse:
+    """Run one action on the battle: `act(viewer, battle, rights, extra)` does it and says what
+    was done, or None when the form it bound (put in `extra` as `<name>_form`) has errors."""
+    viewer = campaign_viewer(request, slug)
+    battle = _battle(viewer, key)
+    rights = battle_rights_for_viewer(battle=battle, viewer=viewer)
+    extra: dict[str, Any] = {}
+    try:
+        done = act(viewer, battle, rights, extra)
+    except ServiceError as e:
+        form = next((f for f in extra.values() if isinstance(f, forms.Form)), None)
+        if _is_entry_error(e) and form is not None:
+            for field, msgs in e.field_messages.items():
+                for message in msgs:
+                    form.add_error(field if field in form.fields else None, message)
+            return _again(request, viewer, battle, extra, 400)
+        status = 400 if _is_entry_error(e) else 409  # refused by the battle's state
+        return _again(request, viewer, battle, {**extra, "refusal": str(e)}, status)
+    if done is None:
+        return _again(request, viewer, battle, extra, 400)
+    messages.success(request, done % {"battle": battle.key})
+    return redirect("battles:result", slug=viewer.campaign.slug, key=battle.key)
+
+
+def _valid(form: forms.Form, extra: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """The form's data, or None when it has errors (it stays in `extra`, to show them)."""
+    extra[name] = form
+    return form.cleaned_data if form.is_valid() else None
+
+
+@require_POST
+def result_confirm(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    def act(
+        viewer: Viewer, battle: Battle, rights: BattleRights, extra: dict[str, Any]
+    ) -> str | None:
+        if not rights.can_confirm:
+            raise NotAllowed(_("You cannot confirm this result."))
+        services.battle_result_confirm(campaign=viewer.campaign, battle=battle, user=request.user)
+        return _("You confirmed the result of battle %(battle)s.")
+
+    return _action(request, slug, key, act)
+
+
+@require_POST
+def result_dispute(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    def act(
+        viewer: Viewer, battle: Battle, rights: BattleRights, extra: dict[str, Any]
+    ) -> str | None:
+        if not rights.can_dispute:
+            raise NotAllowed(_("You cannot dispute this result."))
+        data = _valid(DisputeForm(request.POST), extra, "dispute_form")
+        if data is None:
+            return None
+        services.battle_result_dispute(
+            campaign=viewer.campaign, battle=battle, user=request.user, note=data["note"]
+        )
+        return _("You disputed the result of battle %(battle)s: the game master settles it.")
+
+    return _action(request, slug, key, act)
+
+
+@require_POST
+def result_resolver(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    def act(
+        viewer: Viewer, battle: Battle, rights: BattleRights, extra: dict[str, Any]
+    ) -> str | None:
+        if not rights.is_gm:
+            raise NotAllowed(_("Only the game master chooses how a battle is resolved."))
+        data = _valid(ResolverForm(request.POST), extra, "resolver_form")
+        if data is None:
+            return None
+        services.battle_resolver_set(
+            campaign=viewer.campaign,
+            battle=battle,
+            user=request.user,
+            resolver=data["resolver"],
+            auto_at_deadline=data["auto_at_deadline"],
+        )
+        return _("The resolver of battle %(battle)s is saved.")
+
+    return _action(request, slug, key, act)
+
+
+@require_POST
+def result_auto(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    def act(
+        viewer: Viewer, battle: Battle, rights: BattleRights, extra: dict[str, Any]
+    ) -> str | None:
+        if not rights.can_set_resolver:
+            raise NotAllowed(_("Only the game master can auto-resolve a battle."))
+        services.battle_auto_resolve(campaign=viewer.campaign, battle=battle, user=request.user)
+        return _("The tactical engine fought battle %(battle)s: its result is settled.")
+
+    return _action(request, slug, key, act)
+
+
+@require_POST
+def result_photo(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    def act(
+        viewer: Viewer, battle: Battle, rights: BattleRights, extra: dict[str, Any]
+    ) -> str | None:
+        if not rights.can_add_photo:
+            raise NotAllowed(_("Only the players of the battle and the game master add photos."))
+        data = _valid(PhotoForm(request.POST, request.FILES), extra, "photo_form")
+        if data is None:
+            return None
+        services.battle_photo_add(
+            campaign=viewer.campaign,
+            battle=battle,
+            user=request.user,
+            file=data["photo"],
+            caption=data["caption"],
+        )
+        return _("The photo is added to battle %(battle)s.")
+
+    return _action(request, slug, key, act)
+
+
 def _again(
-    request: HttpRequest,
-    viewer: Viewer,
-    battle: Battle,
-    roster: Roster,
-    extra: dict[str, Any],
-    status: int,
+    request: HttpRequest, viewer: Viewer, battle: Battle, extra: dict[str, Any], status: int
 ) -> HttpResponse:
     """The page again after a refused action, with what the user typed in that action's form."""
     battle.refresh_from_db()
     rights = battle_rights_for_viewer(battle=battle, viewer=viewer)
+    roster = battle_roster_get(battle=battle)
     form = BattleResultForm(initial=_initial(battle), roster=roster)
     check = _stored_check(battle, roster)
     context = _context(viewer, battle, rights, roster, form, check) | extra
@@ -254,18 +311,18 @@ def _again(
 # --- what the page shows ---------------------------------------------------------------------
 
 
-def _stored_check(battle: Battle, roster: Roster) -> services.ResultCheck | None:
+def _stored_check(battle: Battle, roster: Roster) -> ResultCheck | None:
     """The stored result read back: its totals and outcome, for the page."""
     if not battle.result:
         return None
-    return services.battle_result_check(roster=roster, data=battle.result)
+    return battle_result_check(roster=roster, data=battle.result)
 
 
 def _initial(battle: Battle) -> dict[str, Any]:
     return {**BattleResultForm.initial_from(battle.result), "report_text": battle.report_text}
 
 
-def _tables(form: BattleResultForm, roster: Roster, check: services.ResultCheck | None) -> list:
+def _tables(form: BattleResultForm, roster: Roster, check: ResultCheck | None) -> list:
     """Per side: each unit with its four count fields, figures left and row errors; each
     general and character with its fate field; the side's totals."""
     tables = []
@@ -273,21 +330,21 @@ def _tables(form: BattleResultForm, roster: Roster, check: services.ResultCheck 
         units = [
             {
                 "unit": u,
-                "fields": [form[services.unit_field(u.id, w)] for w in COUNTS],
+                "fields": [form[unit_field(u.id, w)] for w in COUNTS],
                 "left": check.unit_left.get(u.id, u.figures) if check else u.figures,
                 "errors": form.row_errors.get(u.id, []),
             }
             for u in side.units
         ]
-        people = [{"person": p, "field": form[services.person_field(p.id)]} for p in side.people]
+        people = [{"person": p, "field": form[person_field(p.id)]} for p in side.people]
         tables.append(
             {
                 "side": side,
                 "units": units,
                 "people": people,
                 "totals": check.totals.get(side.key) if check else None,
-                "points_field": form[services.points_field(side.key)]
-                if services.points_field(side.key) in form.fields
+                "points_field": form[points_field(side.key)]
+                if points_field(side.key) in form.fields
                 else None,
             }
         )
@@ -309,7 +366,7 @@ def _context(
     rights: BattleRights,
     roster: Roster,
     form: BattleResultForm,
-    check: services.ResultCheck | None,
+    check: ResultCheck | None,
 ) -> dict[str, Any]:
     campaign = viewer.campaign
     editing = rights.can_enter or rights.can_override
@@ -357,5 +414,9 @@ def _context(
         if battle.result and battle.result.get("points_lost")
         else [],
         "url": reverse("battles:result", args=[campaign.slug, battle.key]),
+        "urls": {
+            name: reverse(f"battles:result-{ACTIONS[name]}", args=[campaign.slug, battle.key])
+            for name in ACTIONS
+        },
         "oob": False,
     }

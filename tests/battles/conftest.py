@@ -19,9 +19,10 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from battles.entry import person_field, points_field, unit_field
 from battles.models import Battle
-from battles.selectors import COUNTS
-from battles.services import person_field, points_field, unit_field
+from battles.roster import COUNTS
+from battles.views.result import ACTIONS
 from campaign.models import Campaign, Force, Turn, Unit
 
 RAIDER_UNITS = ("r3u1", "r3u2", "r3u3", "r3u4")  # the Red Riders: 16, 10, 10, 20 figures
@@ -54,13 +55,14 @@ def figures(campaign: Campaign, *keys: str) -> dict[str, int]:
     return dict(Unit.objects.filter(campaign=campaign, key__in=keys).values_list("key", "figures"))
 
 
-def result_url(battle: Battle) -> str:
-    return reverse("battles:result", args=[battle.campaign.slug, battle.key])
+def result_url(battle: Battle, action: str | None = None) -> str:
+    """The battle's result page, or the URL of one of its actions (`battles.views.result`)."""
+    name = "battles:result" if action is None else f"battles:result-{ACTIONS[action]}"
+    return reverse(name, args=[battle.campaign.slug, battle.key])
 
 
 def form_data(
     *,
-    action: str = "enter",
     units: Mapping[str, Mapping[str, int]] | None = None,
     people: Mapping[str, str] | None = None,
     outcome: str | None = None,
@@ -69,7 +71,7 @@ def form_data(
 ) -> dict[str, Any]:
     """The result form as a browser posts it: every count of the given units (others are
     left empty), fates, the outcome ("a", "b" or "stalemate") or the Italian points."""
-    data: dict[str, Any] = {"action": action}
+    data: dict[str, Any] = {}
     for uid, counts in (units or {}).items():
         for what in COUNTS:
             data[unit_field(uid, what)] = counts.get(what, 0)

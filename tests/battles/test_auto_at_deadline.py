@@ -13,12 +13,21 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from battles import services
 from battles.models import Battle, BattleAudit
-from campaign import services_turn
+from battles.services import (
+    battle_result_enter,
+    battle_result_override,
+    battles_auto_resolve_due,
+    battles_due_auto_resolve_list,
+)
 from campaign.models import Turn, TurnResolution
-from campaign.services_turn import ClockError
-from campaign.tasks import deadlines_check_task
+from campaign.turns.services import (
+    ClockError,
+    djtz,
+    turn_battles_deadline_set,
+    turn_deadlines_check,
+)
+from campaign.turns.tasks import deadlines_check_task
 from rules.dice import SeededDice, derive_seed
 from rules.tactical import battle_input_from_state, fight
 from tests.battles.conftest import result_url
@@ -34,9 +43,8 @@ def refresh(battle: Battle) -> Battle:
 
 def _mark(cast, battle: Battle, *, auto: bool = True) -> None:
     response = cast.client("gm").post(
-        result_url(battle),
+        result_url(battle, "resolver"),
         {
-            "action": "resolver",
             "resolver": "tabletop",
             **({"auto_at_deadline": "on"} if auto else {}),
         },
@@ -47,7 +55,7 @@ def _mark(cast, battle: Battle, *, auto: bool = True) -> None:
 
 def _due(battle: Battle, minutes: int = 30) -> None:
     """Give the battle's turn a battles deadline, then let it pass (without waiting)."""
-    services_turn.turn_battles_deadline_set(
+    turn_battles_deadline_set(
         turn=battle.turn, deadline=timezone.now() + timedelta(minutes=minutes), timezone="UTC"
     )
 
@@ -62,11 +70,11 @@ def test_a_marked_battle_is_fought_by_the_engine_at_the_deadline(
     _mark(cast, battle)
     _due(battle)
     # before the deadline nothing happens
-    assert services_turn.turn_deadlines_check().auto_resolved == []
+    assert turn_deadlines_check().auto_resolved == []
     assert refresh(battle).status == Battle.Status.PENDING
 
     # the engine's own result for the turn's derived seed: what the GM's button would give
-    from campaign.services import campaign_state
+    from campaign.adapters import state_current as campaign_state
 
     state = campaign_state(campaign=cast.campaign)
     pending = next(b for b in state.pending_battles if b.battle_id == battle.key)
@@ -74,7 +82,7 @@ def test_a_marked_battle_is_fought_by_the_engine_at_the_deadline(
     expected = fight(battle_input_from_state(state, pending), SeededDice(seed))
 
     with django_capture_on_commit_callbacks(execute=True):
-        check = services_turn.turn_deadlines_check(now=_after_deadline())
+        check = turn_deadlines_check(now=_after_deadline())
     assert [b.pk for b in check.auto_resolved] == [battle.pk]
     battle = refresh(battle)
     assert battle.status == Battle.Status.RESOLVED
@@ -98,22 +106,22 @@ def test_a_marked_battle_is_fought_by_the_engine_at_the_deadline(
     assert "someone no longer registered" not in html
 
     # and the next check finds nothing more to do
-    assert services_turn.turn_deadlines_check(now=_after_deadline(60)).auto_resolved == []
+    assert turn_deadlines_check(now=_after_deadline(60)).auto_resolved == []
 
 
 def test_an_entered_result_or_an_unmarked_battle_waits(cast, battle):
     _due(battle)
-    assert services_turn.turn_deadlines_check(now=_after_deadline()).auto_resolved == []
+    assert turn_deadlines_check(now=_after_deadline()).auto_resolved == []
     assert refresh(battle).status == Battle.Status.PENDING  # not marked
 
     _mark(cast, battle)
-    services.battle_result_enter(
+    battle_result_enter(
         campaign=cast.campaign,
         battle=battle,
         user=cast.users["side_b"],
         data=STALEMATE,
     )
-    assert services_turn.turn_deadlines_check(now=_after_deadline()).auto_resolved == []
+    assert turn_deadlines_check(now=_after_deadline()).auto_resolved == []
     battle = refresh(battle)
     assert (battle.status, battle.entry) == (Battle.Status.PENDING, Battle.Entry.ENTERED)
 
@@ -122,7 +130,7 @@ def test_no_deadline_no_auto_resolution(cast, battle):
     _mark(cast, battle)
     assert battle.turn.battles_deadline is None
     far = timezone.now() + timedelta(days=365)
-    assert services_turn.turn_deadlines_check(now=far).auto_resolved == []
+    assert turn_deadlines_check(now=far).auto_resolved == []
     html = cast.client("gm").get(result_url(battle)).content.decode()
     assert "No battles deadline is set yet: set it on the campaign overview." in html
 
@@ -131,22 +139,22 @@ def test_the_beat_task_reports_the_battles_it_fought(cast, battle, monkeypatch):
     _mark(cast, battle)
     _due(battle)
     later = _after_deadline()
-    monkeypatch.setattr(services_turn.djtz, "now", lambda: later)
+    monkeypatch.setattr(djtz, "now", lambda: later)
     assert deadlines_check_task() == "0 closed at the deadline, 0 early, 1 battles auto-resolved"
     assert refresh(battle).status == Battle.Status.RESOLVED
 
 
 def test_the_gm_sets_the_battles_deadline_on_the_overview(cast, battle):
     url = reverse("campaign:detail", args=[cast.campaign.slug])
+    set_url = reverse("campaign:turn-battles-deadline", args=[cast.campaign.slug])
     html = cast.client("gm").get(url).content.decode()
     assert "When battle results are due" in html
     assert "0 waiting battles are marked to be auto-resolved at the deadline." in html
     _mark(cast, battle)
     when = (timezone.now() + timedelta(days=2)).astimezone(timezone.get_fixed_timezone(60))
     response = cast.client("gm").post(
-        url,
+        set_url,
         {
-            "action": "battles-deadline",
             "deadline": when.strftime("%Y-%m-%dT%H:%M"),
             "timezone": "Europe/Rome",
         },
@@ -164,20 +172,14 @@ def test_the_gm_sets_the_battles_deadline_on_the_overview(cast, battle):
 
     # a past deadline, or nonsense, is refused with a reason and changes nothing
     for bad in ("2001-01-01T10:00", "tomorrow"):
-        response = cast.client("gm").post(
-            url, {"action": "battles-deadline", "deadline": bad, "timezone": "Europe/Rome"}
-        )
+        response = cast.client("gm").post(set_url, {"deadline": bad, "timezone": "Europe/Rome"})
         assert response.status_code == 400
         assert Turn.objects.get(pk=battle.turn_id).battles_deadline == turn.battles_deadline
     # a player may not set it
-    response = cast.client("side_a").post(
-        url, {"action": "battles-deadline", "deadline": "", "timezone": "UTC"}
-    )
+    response = cast.client("side_a").post(set_url, {"deadline": "", "timezone": "UTC"})
     assert response.status_code == 403
     # cleared by the GM
-    response = cast.client("gm").post(
-        url, {"action": "battles-deadline", "deadline": "", "timezone": "UTC"}
-    )
+    response = cast.client("gm").post(set_url, {"deadline": "", "timezone": "UTC"})
     assert response.status_code == 302
     assert Turn.objects.get(pk=battle.turn_id).battles_deadline is None
 
@@ -185,23 +187,21 @@ def test_the_gm_sets_the_battles_deadline_on_the_overview(cast, battle):
 def test_the_battles_deadline_only_while_battles_wait(cast):
     turn = Turn.objects.get(campaign=cast.campaign, number=1)
     with pytest.raises(ClockError, match="no battles waiting"):
-        services_turn.turn_battles_deadline_set(
-            turn=turn, deadline=timezone.now() + timedelta(days=1)
-        )
+        turn_battles_deadline_set(turn=turn, deadline=timezone.now() + timedelta(days=1))
 
 
 def test_a_battle_settled_meanwhile_is_left_alone(cast, battle):
     _mark(cast, battle)
     _due(battle)
-    due = services.battles_due_auto_resolve_list(now=_after_deadline())
+    due = battles_due_auto_resolve_list(now=_after_deadline())
     assert [b.pk for b in due] == [battle.pk]
     # the GM settles it between the list and the fight
-    services.battle_result_override(
+    battle_result_override(
         campaign=cast.campaign,
         battle=battle,
         user=cast.users["gm"],
         note="fought on the table after all",
         data=STALEMATE,
     )
-    assert services.battles_auto_resolve_due(now=_after_deadline()) == []
+    assert battles_auto_resolve_due(now=_after_deadline()) == []
     assert not BattleAudit.objects.filter(battle=battle, action="auto-resolve-deadline").exists()

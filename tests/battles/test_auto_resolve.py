@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from battles import services
+from battles.entry import battle_result_check
 from battles.models import Battle, BattleAudit
+from battles.roster import battle_roster_get
+from battles.services import BattleRefused, battle_auto_resolve
 from campaign.models import Turn, TurnResolution
 from rules.dice import SeededDice, derive_seed
 from rules.tactical import battle_input_from_state, fight
@@ -26,7 +28,7 @@ def test_the_auto_result_completes_the_turn_like_a_manual_entry(
     assert "Auto-resolve this battle" in html
     assert "not part of this version yet" not in html
     with django_capture_on_commit_callbacks(execute=True):  # Celery runs eagerly in tests
-        response = cast.client("gm").post(result_url(battle), {"action": "auto"})
+        response = cast.client("gm").post(result_url(battle, "auto"))
     assert response.status_code == 302
     battle = refresh(battle)
     assert battle.status == Battle.Status.RESOLVED
@@ -45,7 +47,7 @@ def test_the_auto_result_completes_the_turn_like_a_manual_entry(
 
 def test_the_same_seed_gives_the_same_stored_result(cast, battle):
     # the engine's own result for the turn's derived seed, computed before the service runs
-    from campaign.services import campaign_state
+    from campaign.adapters import state_current as campaign_state
 
     state = campaign_state(campaign=cast.campaign)
     pending = next(b for b in state.pending_battles if b.battle_id == battle.key)
@@ -53,11 +55,9 @@ def test_the_same_seed_gives_the_same_stored_result(cast, battle):
     first = fight(battle_input_from_state(state, pending), SeededDice(seed))
     again = fight(battle_input_from_state(state, pending), SeededDice(seed))
     assert first == again
-    services.battle_auto_resolve(campaign=cast.campaign, battle=battle, user=cast.users["gm"])
+    battle_auto_resolve(campaign=cast.campaign, battle=battle, user=cast.users["gm"])
     battle = refresh(battle)
-    expected = services.battle_result_check(
-        roster=services.battle_roster_get(battle=battle), data=_data(first)
-    ).data
+    expected = battle_result_check(roster=battle_roster_get(battle=battle), data=_data(first)).data
     assert battle.result == expected
     assert BattleAudit.objects.get(battle=battle, action="auto-resolve").data["seed"] == seed
 
@@ -72,10 +72,10 @@ def _data(result) -> dict:
 
 @pytest.mark.parametrize("who", ["side_a", "side_b"])
 def test_players_cannot_auto_resolve(cast, battle, who):
-    response = cast.client(who).post(result_url(battle), {"action": "auto"})
+    response = cast.client(who).post(result_url(battle, "auto"))
     assert response.status_code == 403
-    with pytest.raises(services.BattleRefused):
-        services.battle_auto_resolve(campaign=cast.campaign, battle=battle, user=cast.users[who])
+    with pytest.raises(BattleRefused):
+        battle_auto_resolve(campaign=cast.campaign, battle=battle, user=cast.users[who])
     battle = refresh(battle)
     assert (battle.status, battle.entry) == (Battle.Status.PENDING, Battle.Entry.NONE)
     assert (
@@ -85,11 +85,9 @@ def test_players_cannot_auto_resolve(cast, battle, who):
 
 def test_outsiders_get_404_and_a_resolved_battle_is_refused(cast, battle):
     for who in ("outsider", "observer"):  # the observer does not see the battle under fog
-        assert cast.client(who).post(result_url(battle), {"action": "auto"}).status_code == 404
-    with pytest.raises(services.BattleRefused):
-        services.battle_auto_resolve(
-            campaign=cast.campaign, battle=battle, user=cast.users["observer"]
-        )
-    services.battle_auto_resolve(campaign=cast.campaign, battle=battle, user=cast.users["gm"])
-    with pytest.raises(services.BattleRefused):
-        services.battle_auto_resolve(campaign=cast.campaign, battle=battle, user=cast.users["gm"])
+        assert cast.client(who).post(result_url(battle, "auto")).status_code == 404
+    with pytest.raises(BattleRefused):
+        battle_auto_resolve(campaign=cast.campaign, battle=battle, user=cast.users["observer"])
+    battle_auto_resolve(campaign=cast.campaign, battle=battle, user=cast.users["gm"])
+    with pytest.raises(BattleRefused):
+        battle_auto_resolve(campaign=cast.campaign, battle=battle, user=cast.users["gm"])

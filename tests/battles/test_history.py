@@ -19,8 +19,9 @@ from django.urls import reverse
 from django_htmx.http import HTMX_STOP_POLLING
 
 from battles.models import Battle, BattlePhoto
-from campaign import services
+from battles.services import battle_result_record
 from campaign.models import Campaign, Turn, TurnResolution, Unit
+from campaign.turns.services import turn_resolve_after_battles
 from tests.battles.test_pack import contact, html_of, login, text, three_sides  # noqa: F401
 from tests.conftest import CAST
 
@@ -44,7 +45,7 @@ def result_data(battle: Battle, *, winner: str = "a") -> dict:
 
 
 def enter(cast, battle: Battle, **kwargs) -> Battle:
-    battle = services.battle_result_record(battle=battle, data=result_data(battle, **kwargs))
+    battle = battle_result_record(battle=battle, data=result_data(battle, **kwargs))
     Battle.objects.filter(pk=battle.pk).update(
         entry=Battle.Entry.CONFIRMED,
         entered_by=cast.users["side_b"],
@@ -57,7 +58,7 @@ def enter(cast, battle: Battle, **kwargs) -> Battle:
 def fought(cast):
     """Battle t1-b1 entered and confirmed, and Phases 4–8 resolved."""
     battle = enter(cast, contact(cast.campaign))
-    services.turn_resolve_after_battles(turn_id=battle.turn_id)
+    turn_resolve_after_battles(turn_id=battle.turn_id)
     return cast
 
 
@@ -287,7 +288,7 @@ def test_report_polls_while_phases_4_to_8_run(cast):
     assert html.lstrip().startswith('<section class="card report-section" id="after-battle"')
     assert 'hx-trigger="every 3s"' in html and "<html" not in html
     Turn.objects.filter(pk=battle.turn_id).update(status=Turn.Status.BATTLES)
-    services.turn_resolve_after_battles(turn_id=battle.turn_id)
+    turn_resolve_after_battles(turn_id=battle.turn_id)
     response = client.get(REPORT, headers={"HX-Request": "true"})
     assert response.status_code == HTMX_STOP_POLLING
     assert "hx-trigger" not in response.content.decode()
@@ -309,12 +310,12 @@ def test_outcome_decided_by_the_victory_method(cast):
         {"unit_id": u["unit_id"], "killed": figures[u["unit_id"]]}
         for u in battle.pack["sides"][1]["forces"][0]["units"]
     ]
-    services.battle_result_record(battle=battle, data={"wiped": "b", "units": units})
+    battle_result_record(battle=battle, data={"wiped": "b", "units": units})
     row = lambda: text(  # noqa: E731
         re.search(r'<tr data-battle="t1-b1">.*?</tr>', html_of(cast.client("gm"), HISTORY), re.S)[0]
     )
     assert "Raiders: —" in row()
-    services.turn_resolve_after_battles(turn_id=battle.turn_id)
+    turn_resolve_after_battles(turn_id=battle.turn_id)
     assert "Raiders: Won" in row() and "Defenders: Lost" in row()
 
 

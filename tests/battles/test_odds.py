@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from battles import services
 from battles.models import Battle
 from battles.selectors import battle_odds_get, battle_odds_hash
+from battles.services import ODDS_RUNS, battle_odds_compute, battle_result_override
 from battles.tasks import battle_odds_task
 from tests.battles.conftest import result_url
 
@@ -26,8 +26,8 @@ def refresh(battle: Battle) -> Battle:
 
 
 def test_the_odds_are_computed_and_cached_per_pack_version(cast, battle):
-    odds = services.battle_odds_compute(battle=battle)
-    assert odds["runs"] == services.ODDS_RUNS
+    odds = battle_odds_compute(battle=battle)
+    assert odds["runs"] == ODDS_RUNS
     assert abs(odds["win_a"] + odds["stalemate"] + odds["win_b"] - 1) < 1e-9
     for side in ("a", "b"):
         s = odds["sides"][side]
@@ -38,11 +38,11 @@ def test_the_odds_are_computed_and_cached_per_pack_version(cast, battle):
     assert battle_odds_get(battle=battle) == odds
     # the same seed gives the same odds
     Battle.objects.filter(pk=battle.pk).update(odds=None, odds_pack_hash="")
-    assert services.battle_odds_compute(battle=refresh(battle)) == odds
+    assert battle_odds_compute(battle=refresh(battle)) == odds
     # odds computed for another version of the pack and rosters are stale, and computed again
     Battle.objects.filter(pk=battle.pk).update(odds_pack_hash="0" * 64)
     assert battle_odds_get(battle=refresh(battle)) is None
-    assert services.battle_odds_compute(battle=refresh(battle)) == odds
+    assert battle_odds_compute(battle=refresh(battle)) == odds
     assert refresh(battle).odds_pack_hash == battle_odds_hash(battle=battle)
 
 
@@ -74,7 +74,7 @@ def test_the_panel_polls_then_shows_the_odds(
 
 
 def test_the_result_page_shows_the_odds(cast, battle):
-    services.battle_odds_compute(battle=battle)
+    battle_odds_compute(battle=battle)
     html = cast.client("side_a").get(result_url(battle)).content.decode()
     assert 'id="odds"' in html and "P(win)" in html
 
@@ -84,7 +84,7 @@ def test_the_result_page_shows_the_odds(cast, battle):
     [("gm", 200), ("side_a", 200), ("side_b", 200), ("observer", 404), ("outsider", 404)],
 )
 def test_under_fog_only_the_gm_and_the_battles_players_see_the_odds(cast, battle, who, status):
-    services.battle_odds_compute(battle=battle)
+    battle_odds_compute(battle=battle)
     assert cast.client(who).get(url(battle), **HTMX).status_code == status
     assert cast.client(who).get(url(battle)).status_code == status
 
@@ -95,10 +95,10 @@ def test_the_report_shows_what_the_engine_would_have_predicted(
     report = url(battle, "battles:detail")
     assert PREDICTED not in cast.client("gm").get(report).content.decode()
     # a tabletop result, settled by the GM (Phases 4–8 run)
-    services.battle_odds_compute(battle=battle)
+    battle_odds_compute(battle=battle)
     data = {"outcomes": {"a": "stalemate", "b": "stalemate"}, "units": [], "individuals": []}
     with django_capture_on_commit_callbacks(execute=True):
-        services.battle_result_override(
+        battle_result_override(
             campaign=cast.campaign,
             battle=battle,
             user=cast.users["gm"],

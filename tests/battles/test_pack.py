@@ -16,9 +16,14 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from battles.models import Battle
-from battles.queries import battle_ledger_list
-from campaign import services
+from battles.packs import battle_ledger_list
+from campaign.adapters import state_current
 from campaign.models import Campaign, Force, Membership, Turn, TurnResolution
+from campaign.orders.services import orders_submit
+from campaign.selectors import turn_current
+from campaign.setup.invitations import membership_add
+from campaign.setup.services import campaign_create
+from campaign.turns.services import turn_close, turn_resolve
 from rules.codec import to_data
 from rules.generate import generate_campaign, generate_orders
 from rules.tables import WEATHER_BATTLE_EFFECTS
@@ -229,23 +234,21 @@ def three_sides(db, django_user_model):
     state = generate_campaign(
         width=9, height=6, players=3, forces=9, units_per_force=2, seed=6, sides=3
     )
-    campaign = services.campaign_create(slug="three", name="Three sides", state=state)
+    campaign = campaign_create(slug="three", name="Three sides", state=state)
     Campaign.objects.filter(pk=campaign.pk).update(fog_of_war=True)
     campaign.refresh_from_db()
-    turn = services.turn_current(campaign=campaign)
-    orders = generate_orders(services.campaign_state(campaign=campaign), seed=6)
+    turn = turn_current(campaign=campaign)
+    orders = generate_orders(state_current(campaign=campaign), seed=6)
     for player in campaign.players.order_by("position"):
         data = to_data(orders[player.key])
         data.pop("player_id")
-        services.orders_submit(player=player, turn=turn, data=data, confirm=True)
+        orders_submit(player=player, turn=turn, data=data, confirm=True)
         user = django_user_model.objects.create_user(player.key, password="x")
-        services.membership_add(
-            campaign=campaign, user=user, role=Membership.Role.PLAYER, player=player
-        )
+        membership_add(campaign=campaign, user=user, role=Membership.Role.PLAYER, player=player)
     gm = django_user_model.objects.create_user("three-gm", password="x")
-    services.membership_add(campaign=campaign, user=gm, role=Membership.Role.GM)
-    turn = services.turn_close(turn=turn, seed=6)
-    services.turn_resolve(turn_id=turn.pk)
+    membership_add(campaign=campaign, user=gm, role=Membership.Role.GM)
+    turn = turn_close(turn=turn, seed=6)
+    turn_resolve(turn_id=turn.pk)
     sides = {
         b.key: [s["side"] for s in b.pack["sides"]]
         for b in Battle.objects.filter(campaign=campaign)

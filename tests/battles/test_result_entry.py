@@ -9,13 +9,17 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from battles import services
 from battles.models import Battle, BattleAudit
 from battles.selectors import battle_items_for_inbox
-from campaign import services as campaign_services
-from campaign import services_turn
+from battles.services import (
+    BattleRefused,
+    battle_result_confirm,
+    battle_result_enter,
+    battle_result_override,
+)
+from campaign.errors import ServiceError
 from campaign.models import Campaign, Turn
-from campaign.services import ServiceError
+from campaign.turns.services import turn_advance, turn_resolve_after_battles
 from tests.battles.conftest import (
     DEFENDER_UNITS,
     RAIDER_UNITS,
@@ -38,7 +42,7 @@ def page(cast, who: str, battle: Battle) -> str:
 
 
 def enter(cast, who: str, battle: Battle, **kwargs):
-    return cast.client(who).post(result_url(battle), form_data(action="enter", **kwargs))
+    return cast.client(who).post(result_url(battle, "enter"), form_data(**kwargs))
 
 
 def refresh(battle: Battle) -> Battle:
@@ -69,24 +73,28 @@ def test_the_page_lists_every_unit_and_person_of_both_sides(cast, battle):
     assert 'name="p-r3g1"' in html and 'name="p-d3i1"' in html  # a general, a character
     assert "Enter the result" in html
     assert "Auto-resolve needs the tactical engine" not in html
-    assert 'hx-post="' in html and f'action="{result_url(battle)}"' in html  # real form too
+    assert f'hx-post="{result_url(battle, "preview")}"' in html
+    assert f'action="{result_url(battle, "enter")}"' in html  # a real form too
 
 
 def test_an_observer_sees_it_when_fog_of_war_is_off_but_cannot_enter(cast, battle):
     Campaign.objects.filter(pk=cast.campaign.pk).update(fog_of_war=False)
     html = page(cast, "observer", battle)
     assert "result-form" not in html
-    response = cast.client("observer").post(result_url(battle), form_data(**defenders_win(cast)))
+    response = cast.client("observer").post(
+        result_url(battle, "enter"), form_data(**defenders_win(cast))
+    )
     assert response.status_code == 403
 
 
 def test_htmx_preview_gives_the_live_totals_and_each_row(cast, battle):
     data = form_data(
-        action="preview",
         units={"r3u1": {"killed": 10, "fled": 9}, "d3u3": {"killed": 3}},
         outcome="a",
     )
-    response = cast.client("side_a").post(result_url(battle), data, HTTP_HX_REQUEST="true")
+    response = cast.client("side_a").post(
+        result_url(battle, "preview"), data, HTTP_HX_REQUEST="true"
+    )
     assert response.status_code == 200
     html = response.content.decode()
     assert html.lstrip().startswith('<div id="live"')
@@ -102,8 +110,8 @@ def test_htmx_preview_gives_the_live_totals_and_each_row(cast, battle):
 
 
 def test_preview_without_javascript_shows_the_whole_page(cast, battle):
-    data = form_data(action="preview", **defenders_win(cast))
-    response = cast.client("side_b").post(result_url(battle), data)
+    data = form_data(**defenders_win(cast))
+    response = cast.client("side_b").post(result_url(battle, "preview"), data)
     html = response.content.decode()
     assert response.status_code == 200 and "<h1>" in html
     assert "The rules accept this result." in html
@@ -115,11 +123,11 @@ def test_preview_without_javascript_shows_the_whole_page(cast, battle):
 
 def check(cast, battle: Battle, data: dict) -> dict[str, list[str]]:
     """The service's errors for `data`, entered by the raiders' player."""
-    with pytest.raises(services.InvalidResultEntry) as e:
-        services.battle_result_enter(
+    with pytest.raises(ServiceError) as e:
+        battle_result_enter(
             campaign=cast.campaign, battle=battle, user=cast.users["side_a"], data=data
         )
-    return e.value.errors
+    return e.value.field_messages
 
 
 def test_negative_numbers_are_refused(cast, battle):
@@ -203,8 +211,8 @@ def test_units_and_people_outside_the_battle_and_bad_fates_are_refused(cast, bat
 def test_a_result_for_another_campaigns_battle_is_refused(cast, battle, run_other_campaign):
     other = run_other_campaign()
     foreign = Battle.objects.get(campaign=other, key="t1-b1")  # the same key, another campaign
-    with pytest.raises(services.BattleRefused) as e:
-        services.battle_result_enter(
+    with pytest.raises(BattleRefused) as e:
+        battle_result_enter(
             campaign=cast.campaign,
             battle=foreign,
             user=cast.users["gm"],
@@ -215,7 +223,7 @@ def test_a_result_for_another_campaigns_battle_is_refused(cast, battle, run_othe
     )
     # the page of each campaign reaches its own battle only; a non-member gets a 404
     response = cast.client("gm").post(
-        reverse("battles:result", args=[other.slug, "t1-b1"]),
+        reverse("battles:result-enter", args=[other.slug, "t1-b1"]),
         form_data(outcome="stalemate"),
     )
     assert response.status_code == 404
@@ -224,13 +232,13 @@ def test_a_result_for_another_campaigns_battle_is_refused(cast, battle, run_othe
 
 def test_an_entry_after_confirmation_needs_the_gm(cast, battle):
     enter(cast, "side_a", battle, **defenders_win(cast))
-    cast.client("side_b").post(result_url(battle), {"action": "confirm"})
+    cast.client("side_b").post(result_url(battle, "confirm"))
     assert refresh(battle).entry == Battle.Entry.CONFIRMED
     for who in ("side_a", "side_b"):
         response = enter(cast, who, battle, units={}, outcome="stalemate")
         assert response.status_code == 403  # the form is not offered any more
-        with pytest.raises(services.BattleRefused) as e:
-            services.battle_result_enter(
+        with pytest.raises(BattleRefused) as e:
+            battle_result_enter(
                 campaign=cast.campaign,
                 battle=battle,
                 user=cast.users[who],
@@ -241,8 +249,8 @@ def test_an_entry_after_confirmation_needs_the_gm(cast, battle):
             "change it now."
         )
     # the GM changes it with an override, and its note
-    data = form_data(action="override", units={}, outcome="stalemate", note="Misread the table.")
-    response = cast.client("gm").post(result_url(battle), data)
+    data = form_data(units={}, outcome="stalemate", note="Misread the table.")
+    response = cast.client("gm").post(result_url(battle, "override"), data)
     assert response.status_code == 302
     battle = refresh(battle)
     assert battle.entry == Battle.Entry.OVERRIDDEN
@@ -257,8 +265,10 @@ def test_italian_points_lost_decide_the_outcome(cast, make_battle):
 
     battle = make_battle(italian)
     a_points, b_points = (sum(f["points"] for f in s["forces"]) for s in battle.pack["sides"])
-    data = form_data(action="preview", units={"r3u1": {"killed": 5}}, points={"a": 300, "b": 20})
-    response = cast.client("side_a").post(result_url(battle), data, HTTP_HX_REQUEST="true")
+    data = form_data(units={"r3u1": {"killed": 5}}, points={"a": 300, "b": 20})
+    response = cast.client("side_a").post(
+        result_url(battle, "preview"), data, HTTP_HX_REQUEST="true"
+    )
     html = response.content.decode()
     assert "Outcome from the points lost (R7.3.6):" in html
     assert "Defenders won the battle." in html  # 280 > 20 % of the smaller army
@@ -300,13 +310,11 @@ def test_enter_then_confirm_by_the_other_side_queues_phases_4_8(
     assert "Confirm the result" in html
     assert "Confirm the result" not in page(cast, "side_a", battle)
     # the side that entered it cannot confirm it
-    with pytest.raises(services.BattleRefused):
-        services.battle_result_confirm(
-            campaign=cast.campaign, battle=battle, user=cast.users["side_a"]
-        )
-    assert cast.client("side_a").post(result_url(battle), {"action": "confirm"}).status_code == 403
+    with pytest.raises(BattleRefused):
+        battle_result_confirm(campaign=cast.campaign, battle=battle, user=cast.users["side_a"])
+    assert cast.client("side_a").post(result_url(battle, "confirm")).status_code == 403
     with django_capture_on_commit_callbacks() as callbacks:
-        response = cast.client("side_b").post(result_url(battle), {"action": "confirm"})
+        response = cast.client("side_b").post(result_url(battle, "confirm"))
     assert response.status_code == 302
     battle = refresh(battle)
     assert (battle.entry, battle.status) == (Battle.Entry.CONFIRMED, Battle.Status.RESOLVED)
@@ -324,7 +332,7 @@ def test_the_last_confirmation_runs_phases_4_8_as_a_task(
 ):
     enter(cast, "side_b", battle, **defenders_win(cast))
     with django_capture_on_commit_callbacks(execute=True):  # Celery runs eagerly in tests
-        cast.client("side_a").post(result_url(battle), {"action": "confirm"})
+        cast.client("side_a").post(result_url(battle, "confirm"))
     turn = Turn.objects.get(pk=battle.turn_id)
     assert turn.status == Turn.Status.RESOLVED
     assert cast.campaign.turns.filter(number=2, status=Turn.Status.OPEN).exists()
@@ -343,7 +351,7 @@ def test_a_result_the_gm_entered_is_confirmed_by_either_side(cast, battle):
     response = enter(cast, "gm", battle, **defenders_win(cast))
     assert response.status_code == 302
     assert "awaits the confirmation of either side" in page(cast, "side_b", battle)
-    services.battle_result_confirm(campaign=cast.campaign, battle=battle, user=cast.users["side_b"])
+    battle_result_confirm(campaign=cast.campaign, battle=battle, user=cast.users["side_b"])
     assert refresh(battle).entry == Battle.Entry.CONFIRMED
 
 
@@ -351,13 +359,13 @@ def test_a_dispute_blocks_the_turn_until_the_gm_settles_it(
     cast, battle, django_capture_on_commit_callbacks
 ):
     enter(cast, "side_a", battle, **defenders_win(cast))
-    response = cast.client("side_b").post(result_url(battle), {"action": "dispute", "note": ""})
+    response = cast.client("side_b").post(result_url(battle, "dispute"), {"note": ""})
     assert response.status_code == 400
     assert "Say what is wrong with the result: the game master reads it." in (
         response.content.decode()
     )
     note = "Our light horse held the ford to the end."
-    response = cast.client("side_b").post(result_url(battle), {"action": "dispute", "note": note})
+    response = cast.client("side_b").post(result_url(battle, "dispute"), {"note": note})
     assert response.status_code == 302
     battle = refresh(battle)
     assert (battle.entry, battle.status) == (Battle.Entry.DISPUTED, Battle.Status.PENDING)
@@ -365,9 +373,9 @@ def test_a_dispute_blocks_the_turn_until_the_gm_settles_it(
     # the turn cannot go on, and the GM's inbox says why
     turn = battle.turn
     with pytest.raises(ServiceError):
-        services_turn.turn_advance(turn=turn)
+        turn_advance(turn=turn)
     with pytest.raises(ServiceError):
-        campaign_services.turn_resolve_after_battles(turn_id=turn.pk)
+        turn_resolve_after_battles(turn_id=turn.pk)
     inbox = cast.client("gm").get(reverse("campaign:inbox", args=[cast.campaign.slug]))
     html = inbox.content.decode()
     assert (
@@ -380,8 +388,8 @@ def test_a_dispute_blocks_the_turn_until_the_gm_settles_it(
     # neither player can change it now
     response = enter(cast, "side_a", battle, **defenders_win(cast))
     assert response.status_code == 403
-    with pytest.raises(services.BattleRefused, match="is disputed: the game master settles it"):
-        services.battle_result_enter(
+    with pytest.raises(BattleRefused, match="is disputed: the game master settles it"):
+        battle_result_enter(
             campaign=cast.campaign,
             battle=battle,
             user=cast.users["side_b"],
@@ -389,15 +397,15 @@ def test_a_dispute_blocks_the_turn_until_the_gm_settles_it(
         )
 
     # the GM settles it: a note is mandatory and kept in the audit log
-    data = form_data(action="override", units={"d3u3": {"killed": 4}}, outcome="stalemate")
-    response = cast.client("gm").post(result_url(battle), data)
+    data = form_data(units={"d3u3": {"killed": 4}}, outcome="stalemate")
+    response = cast.client("gm").post(result_url(battle, "override"), data)
     assert response.status_code == 400
     assert "An override needs a note saying why: the audit log keeps it." in (
         response.content.decode()
     )
     data["note"] = "Both players agree the ford was held; stalemate."
     with django_capture_on_commit_callbacks() as callbacks:
-        response = cast.client("gm").post(result_url(battle), data)
+        response = cast.client("gm").post(result_url(battle, "override"), data)
     assert response.status_code == 302
     battle = refresh(battle)
     assert (battle.entry, battle.status) == (Battle.Entry.OVERRIDDEN, Battle.Status.RESOLVED)
@@ -428,16 +436,16 @@ def test_the_inbox_shows_results_waiting_for_confirmation(cast, battle):
 
 def test_only_the_gm_overrides_and_only_players_confirm(cast, battle):
     enter(cast, "side_a", battle, **defenders_win(cast))
-    data = form_data(action="override", **defenders_win(cast), note="Because.")
-    assert cast.client("side_b").post(result_url(battle), data).status_code == 403
-    with pytest.raises(services.BattleRefused, match="Only the game master"):
-        services.battle_result_override(
+    data = form_data(**defenders_win(cast), note="Because.")
+    assert cast.client("side_b").post(result_url(battle, "override"), data).status_code == 403
+    with pytest.raises(BattleRefused, match="Only the game master"):
+        battle_result_override(
             campaign=cast.campaign, battle=battle, user=cast.users["side_b"], note="Because."
         )
-    with pytest.raises(services.BattleRefused, match="as game master you settle it"):
-        services.battle_result_confirm(campaign=cast.campaign, battle=battle, user=cast.users["gm"])
+    with pytest.raises(BattleRefused, match="as game master you settle it"):
+        battle_result_confirm(campaign=cast.campaign, battle=battle, user=cast.users["gm"])
     # the GM may settle the entered result as it stands
-    services.battle_result_override(
+    battle_result_override(
         campaign=cast.campaign, battle=battle, user=cast.users["gm"], note="As entered."
     )
     assert refresh(battle).entry == Battle.Entry.OVERRIDDEN
@@ -445,10 +453,10 @@ def test_only_the_gm_overrides_and_only_players_confirm(cast, battle):
 
 def test_nothing_changes_once_phases_4_8_have_run(cast, battle):
     enter(cast, "side_a", battle, **defenders_win(cast))
-    services.battle_result_confirm(campaign=cast.campaign, battle=battle, user=cast.users["side_b"])
-    campaign_services.turn_resolve_after_battles(turn_id=battle.turn_id)
-    with pytest.raises(services.BattleRefused, match="no longer waits for battle results"):
-        services.battle_result_override(
+    battle_result_confirm(campaign=cast.campaign, battle=battle, user=cast.users["side_b"])
+    turn_resolve_after_battles(turn_id=battle.turn_id)
+    with pytest.raises(BattleRefused, match="no longer waits for battle results"):
+        battle_result_override(
             campaign=cast.campaign, battle=battle, user=cast.users["gm"], note="Too late."
         )
     html = page(cast, "gm", battle)
@@ -462,22 +470,17 @@ def test_nothing_changes_once_phases_4_8_have_run(cast, battle):
 def test_the_gm_may_choose_auto_resolve(cast, battle):
     html = page(cast, "gm", battle)
     assert 'name="resolver" value="auto" disabled' not in html
-    url = result_url(battle)
-    response = cast.client("gm").post(
-        url, {"action": "resolver", "resolver": "auto", "auto_at_deadline": "on"}
-    )
+    url = result_url(battle, "resolver")
+    response = cast.client("gm").post(url, {"resolver": "auto", "auto_at_deadline": "on"})
     assert response.status_code == 302
     battle = refresh(battle)
     assert (battle.resolver, battle.auto_at_deadline) == ("auto", True)
-    response = cast.client("gm").post(url, {"action": "resolver", "resolver": "tabletop"})
+    response = cast.client("gm").post(url, {"resolver": "tabletop"})
     assert response.status_code == 302
     battle = refresh(battle)
     assert (battle.resolver, battle.auto_at_deadline) == ("tabletop", False)
     assert BattleAudit.objects.filter(battle=battle, action="resolver-set").count() == 2
-    assert (
-        cast.client("side_a").post(url, {"action": "resolver", "resolver": "tabletop"}).status_code
-        == 403
-    )
+    assert cast.client("side_a").post(url, {"resolver": "tabletop"}).status_code == 403
 
 
 # --- photos ------------------------------------------------------------------------------------
@@ -487,11 +490,9 @@ def test_players_add_photos_served_only_to_those_who_see_the_battle(
     cast, battle, settings, tmp_path
 ):
     settings.MEDIA_ROOT = tmp_path
-    url = result_url(battle)
+    url = result_url(battle, "photo")
     upload = SimpleUploadedFile("../../evil name.png", PNG, content_type="image/png")
-    response = cast.client("side_a").post(
-        url, {"action": "photo", "photo": upload, "caption": "The ford at dusk"}
-    )
+    response = cast.client("side_a").post(url, {"photo": upload, "caption": "The ford at dusk"})
     assert response.status_code == 302
     photo = battle.photos.get()
     assert photo.file.name.startswith("battles/incursion/t1-b1/") and ".." not in photo.file.name
@@ -503,7 +504,7 @@ def test_players_add_photos_served_only_to_those_who_see_the_battle(
     assert cast.client("outsider").get(photo_url).status_code == 404
     assert cast.client("observer").get(photo_url).status_code == 404
     fake = SimpleUploadedFile("notes.png", b"<script>alert(1)</script>", content_type="image/png")
-    response = cast.client("side_b").post(url, {"action": "photo", "photo": fake})
+    response = cast.client("side_b").post(url, {"photo": fake})
     assert response.status_code == 400
     assert "The photo must be a JPEG, PNG, GIF or WebP image." in response.content.decode()
 

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from battles.models import Battle
-from campaign import services as campaign_services
-from campaign.exchange import turn_replay
+from campaign.exchange.replay import turn_replay
 from campaign.models import Command, Force, Turn, TurnResolution, Unit
+from campaign.turns.services import turn_resolve_after_battles
 from rules.dice import ScriptedDice
 from tests.battles.conftest import RAIDER_UNITS, figures, form_data, raiders_wiped, result_url
 
@@ -30,10 +30,10 @@ WILL_TO_FIGHT = 4  # the raiders' Will-to-Fight die after their lost battle
 def fight(cast, battle: Battle, django_capture_on_commit_callbacks, **result: Any) -> None:
     """The raiders' player enters the result through the form, the defenders' player
     confirms it; confirming the last battle queues Phases 4–8."""
-    response = cast.client("side_a").post(result_url(battle), form_data(action="enter", **result))
+    response = cast.client("side_a").post(result_url(battle, "enter"), form_data(**result))
     assert response.status_code == 302, response.content.decode()
     with django_capture_on_commit_callbacks() as callbacks:
-        response = cast.client("side_b").post(result_url(battle), {"action": "confirm"})
+        response = cast.client("side_b").post(result_url(battle, "confirm"))
     assert response.status_code == 302
     battle.refresh_from_db()
     assert (battle.entry, battle.status) == (Battle.Entry.CONFIRMED, Battle.Status.RESOLVED)
@@ -43,11 +43,11 @@ def fight(cast, battle: Battle, django_capture_on_commit_callbacks, **result: An
 def resolve(battle: Battle, dice: list[int]) -> list[dict]:
     """Phases 4–8 with scripted dice; every die is used. The ledger of the run."""
     scripted = ScriptedDice(dice)
-    resolution = campaign_services.turn_resolve_after_battles(turn_id=battle.turn_id, dice=scripted)
+    resolution = turn_resolve_after_battles(turn_id=battle.turn_id, dice=scripted)
     scripted.assert_exhausted()
     assert Turn.objects.get(pk=battle.turn_id).status == Turn.Status.RESOLVED
     stored = TurnResolution.objects.get(turn=battle.turn_id, stage=TurnResolution.Stage.AFTER)
-    assert stored.inputs[campaign_services.SCRIPTED_DICE] == dice
+    assert stored.inputs[TurnResolution.SCRIPTED_DICE] == dice
     return resolution.ledger
 
 

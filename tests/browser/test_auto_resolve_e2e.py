@@ -14,8 +14,8 @@ import pytest
 from playwright.sync_api import expect
 
 from battles.models import Battle
-from campaign import services
 from campaign.models import Force, Turn, TurnResolution
+from campaign.turns.services import turn_close
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -29,7 +29,7 @@ def test_the_gm_auto_resolves_the_battle_and_the_turn_completes(
     base = f"{live_server.url}/c/{SLUG}"
     Force.objects.filter(campaign=demo, key="d3").update(x=4, y=8)
     turn = Turn.objects.get(campaign=demo, number=1)
-    services.turn_close(turn=turn, seed=SEED)
+    turn_close(turn=turn, seed=SEED)
     gm = login("gm")
     gm.goto(f"{base}/")
     gm.get_by_role("button", name="Resolve phases 0–2").click()

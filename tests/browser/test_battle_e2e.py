@@ -20,8 +20,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from battles.models import Battle
-from campaign import services
 from campaign.models import Force, Turn, TurnResolution, Unit
+from campaign.turns.services import turn_close
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -88,7 +88,7 @@ def test_battles_from_contact_to_report(demo, login, live_server, artifacts):
         "Your orders for turn 1 are confirmed."
     )
     turn = Turn.objects.get(campaign=demo, number=1)
-    services.turn_close(turn=turn, seed=SEED)
+    turn_close(turn=turn, seed=SEED)
     gm = login("gm")
     gm.goto(f"{base}/")
     gm.get_by_role("button", name="Resolve phases 0–2").click()

@@ -17,9 +17,11 @@ import pytest
 from django.utils.html import escape
 from playwright.sync_api import Page, expect
 
-from campaign import services
+from campaign.adapters import state_current
+from campaign.fog import visible_force_keys
 from campaign.models import Campaign, Orders, Sighting, Turn
-from campaign.visibility import visible_force_keys
+from campaign.selectors import turn_current
+from campaign.turns.services import turn_close
 from tests.browser.conftest import htmx_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -29,7 +31,7 @@ SLUG = "incursion"
 
 def hidden_force_names(campaign: Campaign, side: str) -> dict[str, str]:
     """Enemy forces (key → name) the side neither sees now nor remembers as a ghost."""
-    state = services.campaign_state(campaign=campaign)
+    state = state_current(campaign=campaign)
     side_of = {p.id: p.side for p in state.players}
     seen = visible_force_keys(state, side) | set(
         Sighting.objects.filter(campaign=campaign, side_key=side).values_list(
@@ -185,9 +187,9 @@ def test_a_whole_turn_in_the_browser(demo, login, phone_page, live_server, artif
 def test_the_overview_follows_the_resolution_by_itself(demo, login, live_server):
     """The GM's turn panel polls while the turn waits for a worker, and swaps in the next
     turn by itself once the worker is done: no reload, and the polling stops."""
-    from campaign.tasks import turn_resolve_task
+    from campaign.turns.tasks import turn_resolve_task
 
-    turn = services.turn_close(turn=services.turn_current(campaign=demo), seed=11)
+    turn = turn_close(turn=turn_current(campaign=demo), seed=11)
     gm = login("gm")
     gm.goto(f"{live_server.url}/c/{SLUG}/")
     panel = gm.locator("#turn-panel")

@@ -14,8 +14,13 @@ from typing import Any
 import pytest
 
 from battles.models import Battle
-from campaign import services
+from battles.services import battle_result_record
+from campaign.adapters import state_current
 from campaign.models import Campaign, Orders, Turn
+from campaign.orders.services import orders_submit
+from campaign.selectors import turn_current
+from campaign.setup.services import campaign_create
+from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles
 from rules.codec import to_data
 from rules.generate import generate_campaign, generate_orders
 from rules.orders import PlayerOrders
@@ -25,7 +30,7 @@ _slugs = itertools.count(1)
 
 
 def orders_data(po: PlayerOrders) -> dict[str, Any]:
-    """A player's orders as `services.orders_submit` takes them (without the player id)."""
+    """A player's orders as `orders_submit` takes them (without the player id)."""
     data = to_data(po)
     data.pop("player_id")
     return data
@@ -49,7 +54,7 @@ def battle_result_data(
 
 @pytest.fixture
 def make_campaign() -> Callable[..., Campaign]:
-    """Factory: a generated campaign created with `services.campaign_create`, its first turn
+    """Factory: a generated campaign created with `campaign_create`, its first turn
     open. Needs a test marked `django_db`."""
 
     def make(
@@ -73,7 +78,7 @@ def make_campaign() -> Callable[..., Campaign]:
             options=options,
         )
         slug = slug or f"generated-{forces}f-{seed}-{next(_slugs)}"
-        return services.campaign_create(slug=slug, name=f"Generated {slug}", state=state)
+        return campaign_create(slug=slug, name=f"Generated {slug}", state=state)
 
     return make
 
@@ -81,16 +86,16 @@ def make_campaign() -> Callable[..., Campaign]:
 @pytest.fixture
 def submit_orders() -> Callable[..., dict[str, Orders]]:
     """Submit the generated orders (`rules.generate.generate_orders`) of every player for the
-    campaign's current turn, through `services.orders_submit`. Returns player key → Orders."""
+    campaign's current turn, through `orders_submit`. Returns player key → Orders."""
 
     def submit(
         campaign: Campaign, *, seed: int = 1, confirm: bool = True, user=None
     ) -> dict[str, Orders]:
         campaign.refresh_from_db()  # state_load takes the campaign row's fields as given
-        turn = services.turn_current(campaign=campaign)
-        orders = generate_orders(services.campaign_state(campaign=campaign), seed=seed)
+        turn = turn_current(campaign=campaign)
+        orders = generate_orders(state_current(campaign=campaign), seed=seed)
         return {
-            player.key: services.orders_submit(
+            player.key: orders_submit(
                 player=player,
                 turn=turn,
                 data=orders_data(orders[player.key]),
@@ -108,9 +113,9 @@ def record_results() -> Callable[..., list[Battle]]:
     """Record `battle_result_data` for every pending battle of a turn waiting for results."""
 
     def record(turn: Turn, *, wipe_loser: bool = False) -> list[Battle]:
-        state = services.campaign_state(campaign=turn.campaign)
+        state = state_current(campaign=turn.campaign)
         return [
-            services.battle_result_record(
+            battle_result_record(
                 battle=battle,
                 data=battle_result_data(state, battle.key, wipe_loser=wipe_loser),
             )
@@ -127,10 +132,10 @@ def play_turn(submit_orders, record_results) -> Callable[..., Turn]:
 
     def play(campaign: Campaign, *, seed: int = 1) -> Turn:
         submit_orders(campaign, seed=seed)  # refreshes `campaign`
-        turn = services.turn_close(turn=services.turn_current(campaign=campaign), seed=seed)
-        services.turn_resolve(turn_id=turn.pk)
+        turn = turn_close(turn=turn_current(campaign=campaign), seed=seed)
+        turn_resolve(turn_id=turn.pk)
         record_results(Turn.objects.get(pk=turn.pk))
-        services.turn_resolve_after_battles(turn_id=turn.pk)
+        turn_resolve_after_battles(turn_id=turn.pk)
         return Turn.objects.get(pk=turn.pk)
 
     return play

@@ -13,8 +13,13 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from battles.models import Battle
-from campaign import adapters, services
+from battles.services import battle_result_record
+from campaign import adapters
+from campaign.adapters import state_current
 from campaign.models import Command, Force, Holding, Individual, Turn, Unit
+from campaign.selectors import turn_current
+from campaign.setup.services import campaign_create
+from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles
 from rules import types as R
 from rules.battle import BattleResult
 from rules.codec import from_data, to_data
@@ -154,20 +159,20 @@ def _evolved(state: R.CampaignState) -> R.CampaignState:
 
 def test_state_create_then_load_gives_the_same_state():
     state = _generated()
-    campaign = services.campaign_create(slug="round-trip", name="Round trip", state=state)
+    campaign = campaign_create(slug="round-trip", name="Round trip", state=state)
     assert to_data(adapters.state_load(campaign=campaign)) == to_data(state)
 
 
 def test_round_trip_keeps_every_field():
     """A state using every field the rows hold (not only what the generator fills in)."""
     state = _evolved(_generated())
-    campaign = services.campaign_create(slug="rich", name="Rich", state=state)
+    campaign = campaign_create(slug="rich", name="Rich", state=state)
     assert to_data(adapters.state_load(campaign=campaign)) == to_data(state)
 
 
 def test_state_save_writes_an_eventful_turn_back():
     state = _generated()
-    campaign = services.campaign_create(slug="eventful", name="Eventful", state=state)
+    campaign = campaign_create(slug="eventful", name="Eventful", state=state)
     force_pks = dict(Force.objects.filter(campaign=campaign).values_list("key", "pk"))
     new = _evolved(state)
 
@@ -194,7 +199,7 @@ def test_state_save_writes_an_eventful_turn_back():
 def test_state_save_of_a_resolved_turn_then_load_gives_it_back():
     """A turn resolved by the rules engine (battles, losses, a force wiped out, a capture)."""
     state = _generated()
-    campaign = services.campaign_create(slug="resolved", name="Resolved", state=state)
+    campaign = campaign_create(slug="resolved", name="Resolved", state=state)
     out = resolve_turn(state, generate_orders(state, seed=1), SeededDice(1))
     results = {
         b.battle_id: battle_result_data(out.state, b.battle_id, wipe_loser=True)
@@ -220,10 +225,10 @@ def test_turn_carry_survives_between_the_two_resolutions(submit_orders):
     """Phases 0–2 through the services leave exactly the rules' state for Phases 4–8: the rows
     plus the turn's carry (orders, moves, triggers) and the pending battles."""
     state = _generated()
-    campaign = services.campaign_create(slug="carry", name="Carry", state=state)
+    campaign = campaign_create(slug="carry", name="Carry", state=state)
     submit_orders(campaign, seed=1)
-    turn = services.turn_close(turn=services.turn_current(campaign=campaign), seed=1)
-    services.turn_resolve(turn_id=turn.pk)
+    turn = turn_close(turn=turn_current(campaign=campaign), seed=1)
+    turn_resolve(turn_id=turn.pk)
 
     expected = resolve_turn(state, generate_orders(state, seed=1), SeededDice(1)).state
     campaign.refresh_from_db()  # state_load reads the campaign row's fields from the instance
@@ -270,21 +275,21 @@ def _shape(queries: list[dict]) -> Counter:
 def _measure_turn(make_campaign, submit_orders, django_assert_max_num_queries, params) -> dict:
     campaign = make_campaign(**params)
     submit_orders(campaign, seed=params["seed"])
-    turn = services.turn_current(campaign=campaign)
+    turn = turn_current(campaign=campaign)
     with django_assert_max_num_queries(TURN_MAX) as resolve:
-        services.turn_close(turn=turn, seed=params["seed"])
-        services.turn_resolve(turn_id=turn.pk)
-    state = services.campaign_state(campaign=campaign)
+        turn_close(turn=turn, seed=params["seed"])
+        turn_resolve(turn_id=turn.pk)
+    state = state_current(campaign=campaign)
     battles = list(Battle.objects.filter(turn=turn))
     results = []
     for battle in battles:
         data = battle_result_data(state, battle.key, wipe_loser=True)
         with django_assert_max_num_queries(RESULT_MAX) as one:
-            services.battle_result_record(battle=battle, data=data)
+            battle_result_record(battle=battle, data=data)
         results.append(len(one))
     remaining = TURN_MAX - len(resolve)
     with django_assert_max_num_queries(remaining) as after:
-        services.turn_resolve_after_battles(turn_id=turn.pk)
+        turn_resolve_after_battles(turn_id=turn.pk)
     forces_after = Force.objects.filter(campaign=campaign).count()
     return {
         "forces": params["forces"],
@@ -330,8 +335,8 @@ def test_state_load_and_save_use_a_fixed_number_of_queries(
 ):
     params = SMALL if forces == 10 else LARGE
     state = generate_campaign(**params)
-    campaign = services.campaign_create(slug=f"seam-{forces}", name="Seam", state=state)
-    turn = services.turn_current(campaign=campaign)
+    campaign = campaign_create(slug=f"seam-{forces}", name="Seam", state=state)
+    turn = turn_current(campaign=campaign)
     # players, squares, holdings, units, commands, individuals, forces
     with django_assert_num_queries(7):
         adapters.state_load(campaign=campaign, turn=turn)

@@ -24,9 +24,10 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from campaign import services
 from campaign.models import Turn, TurnResolution
-from campaign.tasks import turn_resolve_task
+from campaign.selectors import turn_current
+from campaign.turns.services import turn_close
+from campaign.turns.tasks import turn_resolve_task
 from config import celery_app
 from notifications.models import Kind, Notification
 
@@ -135,7 +136,7 @@ def _wait_for(check: Callable[[], bool], worker: Worker, what: str) -> None:
 
 
 def test_a_real_worker_resolves_a_turn(cast, worker):
-    turn = services.turn_close(turn=services.turn_current(campaign=cast.campaign), seed=5)
+    turn = turn_close(turn=turn_current(campaign=cast.campaign), seed=5)
 
     turn_resolve_task.apply_async((turn.pk,), queue=worker.queue)
     turn_resolve_task.apply_async((turn.pk,), queue=worker.queue)  # a duplicate: still once
@@ -149,7 +150,7 @@ def test_a_real_worker_resolves_a_turn(cast, worker):
     resolutions = TurnResolution.objects.filter(turn=turn)
     assert resolutions.filter(stage=TurnResolution.Stage.TURN).count() == 1
     assert resolutions.filter(stage=TurnResolution.Stage.AFTER).count() == 1
-    nxt = services.turn_current(campaign=cast.campaign)
+    nxt = turn_current(campaign=cast.campaign)
     assert (nxt.number, nxt.status) == (2, Turn.Status.OPEN)
 
     # the digests are the worker's too: one per member, logged by the notification task

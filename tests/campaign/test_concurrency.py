@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from campaign import services
+from campaign.errors import TurnBusy
 from campaign.models import Turn, TurnResolution
-from campaign.services import TurnBusy
+from campaign.selectors import turn_current
+from campaign.turns.resolution import Resolution
+from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -52,8 +54,8 @@ def _race(call: Callable[[], Any], workers: int = 2) -> list[Any]:
     return outcomes
 
 
-def _split(outcomes: list[Any]) -> tuple[list[services.Resolution], list[BaseException]]:
-    won = [o for o in outcomes if isinstance(o, services.Resolution)]
+def _split(outcomes: list[Any]) -> tuple[list[Resolution], list[BaseException]]:
+    won = [o for o in outcomes if isinstance(o, Resolution)]
     lost = [o for o in outcomes if isinstance(o, BaseException)]
     assert len(won) + len(lost) == len(outcomes), outcomes
     return won, lost
@@ -62,14 +64,14 @@ def _split(outcomes: list[Any]) -> tuple[list[services.Resolution], list[BaseExc
 def _closed_turn(make_campaign, submit_orders, n: int) -> Turn:
     campaign = make_campaign(slug=f"race-{n}")
     submit_orders(campaign)
-    return services.turn_close(turn=services.turn_current(campaign=campaign), seed=1)
+    return turn_close(turn=turn_current(campaign=campaign), seed=1)
 
 
 @pytest.mark.parametrize("n", range(ROUNDS))
 def test_two_workers_resolve_a_turn_once(make_campaign, submit_orders, n):
     turn = _closed_turn(make_campaign, submit_orders, n)
 
-    won, lost = _split(_race(lambda: services.turn_resolve(turn_id=turn.pk)))
+    won, lost = _split(_race(lambda: turn_resolve(turn_id=turn.pk)))
 
     assert len(won) == 1, lost
     [loser] = lost
@@ -88,10 +90,10 @@ def test_two_workers_resolve_a_turn_once(make_campaign, submit_orders, n):
 @pytest.mark.parametrize("n", range(ROUNDS))
 def test_two_workers_resolve_phases_4_8_once(make_campaign, submit_orders, record_results, n):
     turn = _closed_turn(make_campaign, submit_orders, n)
-    services.turn_resolve(turn_id=turn.pk)
+    turn_resolve(turn_id=turn.pk)
     record_results(Turn.objects.get(pk=turn.pk))
 
-    won, lost = _split(_race(lambda: services.turn_resolve_after_battles(turn_id=turn.pk)))
+    won, lost = _split(_race(lambda: turn_resolve_after_battles(turn_id=turn.pk)))
 
     assert len(won) == 1, lost
     [loser] = lost

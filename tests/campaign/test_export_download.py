@@ -12,9 +12,10 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from campaign import services
-from campaign.exchange import FORMAT, campaign_export, export_json
+from campaign.exchange.export import FORMAT, campaign_export, export_json
 from campaign.models import Force
+from campaign.selectors import turn_current
+from campaign.turns.services import turn_close
 from tests.campaign.test_report import (
     DEFENDER_IDS,
     HIDDEN_DEFENDERS,
@@ -104,9 +105,9 @@ def test_defender_and_observer_downloads(cast):
 
 
 def test_the_seed_of_an_unresolved_turn_is_for_the_gm_only(cast):
-    turn = services.turn_close(turn=services.turn_current(campaign=cast.campaign), seed=7)
+    turn = turn_close(turn=turn_current(campaign=cast.campaign), seed=7)
     resolve()  # Phases 0–2 only would need a battle; with none the turn resolves: use turn 2
-    turn2 = services.turn_close(turn=services.turn_current(campaign=cast.campaign), seed=99)
+    turn2 = turn_close(turn=turn_current(campaign=cast.campaign), seed=99)
     assert turn.seed_hash
     for who in ("side_a", "side_b", "observer"):
         _, data = download(cast, who)

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from battles.models import Battle
 from campaign.models import Force, Orders, Player
-from campaign.views.report import _battle_url as battle_url
+from campaign.reports.views import _battle_url as battle_url
 from tests.conftest import CAST
 
 pytestmark = pytest.mark.django_db

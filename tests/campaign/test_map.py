@@ -10,10 +10,17 @@ import pytest
 from django.urls import reverse
 
 from battles.models import Battle
-from campaign import adapters, mapview, services
+from campaign import adapters
 from campaign.access import Viewer
+from campaign.fog import visible_force_keys, watched_squares
+from campaign.map.build import map_model, map_model_for
+from campaign.map.model import Clickable
+from campaign.map.queries import battle_rows, last_turn_get
+from campaign.map.svg import squares_path
 from campaign.models import Campaign, Membership, Sighting, Turn
-from campaign.visibility import visible_force_keys, watched_squares
+from campaign.selectors import turn_current
+from campaign.setup.invitations import membership_add, user_get_or_create
+from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles
 
 pytestmark = pytest.mark.django_db
 
@@ -273,10 +280,10 @@ def test_forces_carry_status_strength_and_zone(cast):
 def test_highlights_and_clickable_squares(cast):
     gm = cast.users["gm"]
     viewer = Viewer(cast.campaign, gm, Membership.Role.GM, None)
-    model = mapview.map_model_for(
+    model = map_model_for(
         viewer=viewer,
         highlight={"legal": [(1, 1), (2, 1), (4, 1)], "path": []},
-        clickable=mapview.Clickable(
+        clickable=Clickable(
             ((1, 1), (2, 1), (99, 99)), {"hx-post": "/orders/step/", "hx-target": "#orders"}
         ),
     )
@@ -291,9 +298,9 @@ def test_highlights_and_clickable_squares(cast):
     assert html.count('hx-post="/orders/step/"') == 2  # on each square
     assert '<g class="clickable" hx-target="#orders">' in html  # inherited: once
     with pytest.raises(ValueError):
-        mapview.Clickable(((1, 1),), {"onclick": "alert(1)"})
+        Clickable(((1, 1),), {"onclick": "alert(1)"})
     with pytest.raises(ValueError):
-        mapview.map_model_for(viewer=viewer, highlight={"bad class": [(1, 1)]})
+        map_model_for(viewer=viewer, highlight={"bad class": [(1, 1)]})
 
 
 def test_svg_numbers_are_not_localised(cast):
@@ -306,10 +313,10 @@ def test_svg_numbers_are_not_localised(cast):
 
 
 def test_squares_path_joins_runs():
-    assert mapview.squares_path([(0, 0), (1, 0), (2, 0), (5, 0), (1, 2)]) == (
+    assert squares_path([(0, 0), (1, 0), (2, 0), (5, 0), (1, 2)]) == (
         "M0 0h30v10h-30zM50 0h10v10h-10zM10 20h10v10h-10z"
     )
-    assert mapview.squares_path([]) == ""
+    assert squares_path([]) == ""
 
 
 # --- last turn: arrows and battles ----------------------------------------------------------------
@@ -323,14 +330,14 @@ def fogged(make_campaign, submit_orders):
     Campaign.objects.filter(pk=campaign.pk).update(fog_of_war=True)
     campaign.refresh_from_db()
     submit_orders(campaign, seed=3)
-    turn = services.turn_close(turn=services.turn_current(campaign=campaign), seed=3)
-    services.turn_resolve(turn_id=turn.pk)
-    gm = services.user_get_or_create(username="fog-gm")
-    services.membership_add(campaign=campaign, user=gm, role=Membership.Role.GM)
+    turn = turn_close(turn=turn_current(campaign=campaign), seed=3)
+    turn_resolve(turn_id=turn.pk)
+    gm = user_get_or_create(username="fog-gm")
+    membership_add(campaign=campaign, user=gm, role=Membership.Role.GM)
     users = {}
     for player in campaign.players.all():
-        users[player.key] = services.user_get_or_create(username=f"fog-{player.key}")
-        services.membership_add(
+        users[player.key] = user_get_or_create(username=f"fog-{player.key}")
+        membership_add(
             campaign=campaign, user=users[player.key], role=Membership.Role.PLAYER, player=player
         )
     campaign.refresh_from_db()
@@ -396,11 +403,11 @@ def test_own_moves_are_drawn_in_full(fogged, client):
 
 def test_jsonpath_and_python_readings_agree(fogged):
     campaign, _gm, _users = fogged
-    db = mapview._last_turn(campaign.pk, jsonpath=True)
-    py = mapview._last_turn(campaign.pk, jsonpath=False)
+    db = last_turn_get(campaign.pk, jsonpath=True)
+    py = last_turn_get(campaign.pk, jsonpath=False)
     assert db == py
     assert db.number == 1 and db.events
-    assert mapview._battle_rows(db, jsonpath=True) == mapview._battle_rows(py, jsonpath=False)
+    assert battle_rows(db, jsonpath=True) == battle_rows(py, jsonpath=False)
 
 
 def test_ghosts_follow_the_recorded_sightings(fogged, record_results):
@@ -409,12 +416,12 @@ def test_ghosts_follow_the_recorded_sightings(fogged, record_results):
     campaign, _gm, users = fogged
     turn = Turn.objects.get(campaign=campaign, number=1)
     record_results(turn)
-    services.turn_resolve_after_battles(turn_id=turn.pk)
+    turn_resolve_after_battles(turn_id=turn.pk)
     campaign.refresh_from_db()
     state = adapters.state_load(campaign=campaign)
     for player in campaign.players.all():
         viewer = Viewer(campaign, users[player.key], Membership.Role.PLAYER, player)
-        model = mapview.map_model(viewer=viewer, state=state)
+        model = map_model(viewer=viewer, state=state)
         shown = {f.key for f in model.forces}
         assert shown == visible_force_keys(state, player.side.key)
         ghosts = {g.force_key for g in model.ghosts}
@@ -437,16 +444,14 @@ def test_big_map_renders_in_a_bounded_number_of_queries(
     Campaign.objects.filter(pk=campaign.pk).update(fog_of_war=True)
     campaign.refresh_from_db()
     submit_orders(campaign, seed=1)
-    turn = services.turn_close(turn=services.turn_current(campaign=campaign), seed=1)
-    services.turn_resolve(turn_id=turn.pk)  # arrows and pending battles to draw
+    turn = turn_close(turn=turn_current(campaign=campaign), seed=1)
+    turn_resolve(turn_id=turn.pk)  # arrows and pending battles to draw
     assert Battle.objects.filter(turn=turn).exists()
-    gm = services.user_get_or_create(username="big-gm")
-    services.membership_add(campaign=campaign, user=gm, role=Membership.Role.GM)
+    gm = user_get_or_create(username="big-gm")
+    membership_add(campaign=campaign, user=gm, role=Membership.Role.GM)
     player = campaign.players.get(key="p1")
-    user = services.user_get_or_create(username="big-p1")
-    services.membership_add(
-        campaign=campaign, user=user, role=Membership.Role.PLAYER, player=player
-    )
+    user = user_get_or_create(username="big-p1")
+    membership_add(campaign=campaign, user=user, role=Membership.Role.PLAYER, player=player)
     page, data = _urls(campaign)
     for who in (gm, user):
         client.force_login(who)

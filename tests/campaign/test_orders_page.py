@@ -12,9 +12,12 @@ from django.test import Client
 from django.urls import reverse
 from django.utils.html import escape
 
-from campaign import adapters, services
+from campaign import adapters
 from campaign.models import Campaign, Force, Orders, Player, Turn
-from campaign.selectors_orders import force_test_chances_get
+from campaign.orders.selectors import force_test_chances_get
+from campaign.orders.services import orders_submit
+from campaign.selectors import turn_current
+from campaign.turns.services import turn_close
 from rules.types import Status
 
 pytestmark = pytest.mark.django_db
@@ -33,9 +36,7 @@ def _url(campaign: Campaign, name: str, *args: str) -> str:
 
 
 def _orders(campaign: Campaign, player: str) -> Orders | None:
-    return Orders.objects.filter(
-        turn=services.turn_current(campaign=campaign), player__key=player
-    ).first()
+    return Orders.objects.filter(turn=turn_current(campaign=campaign), player__key=player).first()
 
 
 def _force_data(**changes) -> dict[str, str]:
@@ -312,7 +313,7 @@ def test_an_order_for_someone_elses_force_is_refused(cast):
 
 def test_orders_after_the_turn_closed_are_refused_and_saved_orders_kept(cast):
     before = _orders(cast.campaign, "raiders")
-    services.turn_close(turn=services.turn_current(campaign=cast.campaign), seed=7)
+    turn_close(turn=turn_current(campaign=cast.campaign), seed=7)
     client = cast.client("side_a")
     message = (
         "Turn 1 is closed: orders can no longer be changed. Your saved orders are kept as they "
@@ -422,9 +423,9 @@ def _raider_pages(cast) -> list[str]:
 
 def test_no_defender_orders_or_hidden_forces_in_the_raiders_html(cast):
     defenders = Player.objects.get(campaign=cast.campaign, key="defenders")
-    services.orders_submit(
+    orders_submit(
         player=defenders,
-        turn=services.turn_current(campaign=cast.campaign),
+        turn=turn_current(campaign=cast.campaign),
         data={"forces": {"d1": {"change_to": "probe", "retreat_squares": [[14, 7]]}}},
     )
     for html in _raider_pages(cast):

@@ -11,8 +11,10 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from campaign import services, services_turn
 from campaign.models import Orders, Turn
+from campaign.orders.services import orders_submit
+from campaign.selectors import turn_current
+from campaign.turns.services import turn_close, turn_open, turn_resolve, turn_resolve_after_battles
 from config import celery_app
 
 pytestmark = pytest.mark.django_db
@@ -33,11 +35,16 @@ def eager():
 
 @pytest.fixture
 def turn(cast) -> Turn:
-    return services.turn_current(campaign=cast.campaign)
+    return turn_current(campaign=cast.campaign)
 
 
 def _detail() -> str:
     return reverse("campaign:detail", args=["incursion"])
+
+
+def _control(action: str) -> str:
+    """The URL of one of the GM's turn controls."""
+    return reverse(f"campaign:turn-{action}", args=["incursion"])
 
 
 def _status() -> str:
@@ -53,9 +60,7 @@ def _set_status(turn: Turn, status: str) -> None:
 
 @pytest.mark.parametrize("who", MEMBERS)
 def test_members_see_the_turn_and_its_steps(cast, turn, who):
-    services_turn.turn_open(
-        turn=turn, deadline=datetime(2099, 7, 1, 12, 0, tzinfo=UTC), timezone="Europe/Rome"
-    )
+    turn_open(turn=turn, deadline=datetime(2099, 7, 1, 12, 0, tzinfo=UTC), timezone="Europe/Rome")
 
     response = cast.client(who).get(_detail())
 
@@ -83,7 +88,7 @@ def test_others_do_not_see_the_page(cast, who, status):
 def test_only_the_gm_sees_the_controls_and_who_has_orders(cast, turn):
     raiders = cast.campaign.players.get(key="raiders")
     saved = Orders.objects.get(turn=turn, player=raiders)
-    services.orders_submit(player=raiders, turn=turn, data=saved.data, confirm=True)
+    orders_submit(player=raiders, turn=turn, data=saved.data, confirm=True)
 
     gm = cast.client("gm").get(_detail()).content.decode()
     assert "Players' orders" in gm
@@ -98,22 +103,22 @@ def test_only_the_gm_sees_the_controls_and_who_has_orders(cast, turn):
     for who in ("side_a", "side_b", "observer"):
         html = cast.client(who).get(_detail()).content.decode()
         assert "Players' orders" not in html and "data-orders" not in html
-        assert "Set the deadline" not in html and 'name="action"' not in html
+        assert "Set the deadline" not in html and "/turn/deadline/" not in html
     assert "Your orders" in cast.client("side_a").get(_detail()).content.decode()
     assert "Confirmed." in cast.client("side_a").get(_detail()).content.decode()
     assert "Saved, not yet confirmed." in cast.client("side_b").get(_detail()).content.decode()
 
 
 def test_the_seed_hash_is_shown_before_resolution_and_the_seed_after(cast, turn):
-    services.turn_close(turn=turn, seed=5)
+    turn_close(turn=turn, seed=5)
     turn = Turn.objects.get(pk=turn.pk)
     html = cast.client("side_a").get(_detail()).content.decode()
     assert turn.seed_hash in html
     assert "kept secret until the turn is resolved" in html
     assert "5, revealed" not in html
 
-    services.turn_resolve(turn_id=turn.pk)
-    services.turn_resolve_after_battles(turn_id=turn.pk)
+    turn_resolve(turn_id=turn.pk)
+    turn_resolve_after_battles(turn_id=turn.pk)
     html = cast.client("side_a").get(_detail()).content.decode()
     assert "Turn 2, day 1" in html
     assert f"Seed 5; its hash was {turn.seed_hash}." in html
@@ -140,9 +145,9 @@ def test_the_panel_polls_while_the_turn_is_busy(cast, turn, who, status):
 
 @pytest.mark.parametrize("who", MEMBERS)
 def test_the_panel_stops_polling_once_the_turn_is_resolved(cast, turn, who):
-    services.turn_close(turn=turn, seed=5)
-    services.turn_resolve(turn_id=turn.pk)
-    services.turn_resolve_after_battles(turn_id=turn.pk)
+    turn_close(turn=turn, seed=5)
+    turn_resolve(turn_id=turn.pk)
+    turn_resolve_after_battles(turn_id=turn.pk)
 
     fragment = cast.client(who).get(_status(), **HTMX)
 
@@ -153,8 +158,8 @@ def test_the_panel_stops_polling_once_the_turn_is_resolved(cast, turn, who):
 
 
 def test_the_panel_does_not_poll_while_battles_wait_for_results(cast, turn):
-    services.turn_close(turn=turn, seed=5)
-    services.turn_resolve(turn_id=turn.pk)  # the demo's turn 1 has no battle…
+    turn_close(turn=turn, seed=5)
+    turn_resolve(turn_id=turn.pk)  # the demo's turn 1 has no battle…
     assert POLL in cast.client("gm").get(_detail()).content.decode()  # …so 4–8 come next
 
     from battles.models import Battle
@@ -179,7 +184,7 @@ def test_the_panel_without_htmx_is_a_plain_page_fragment(cast, turn):
 def test_the_gm_sets_the_deadline_from_the_page(cast, turn):
     gm = cast.client("gm")
     response = gm.post(
-        _detail(), {"action": "deadline", "deadline": "2099-03-01T09:30", "timezone": "Asia/Tokyo"}
+        _control("deadline"), {"deadline": "2099-03-01T09:30", "timezone": "Asia/Tokyo"}
     )
 
     assert response.status_code == 302 and response["Location"] == _detail()
@@ -193,14 +198,14 @@ def test_the_gm_sets_the_deadline_from_the_page(cast, turn):
 
 def test_the_gm_pauses_resumes_and_extends(cast, turn):
     gm = cast.client("gm")
-    services_turn.turn_open(turn=turn, deadline=timezone.now() + timedelta(days=2), timezone="UTC")
+    turn_open(turn=turn, deadline=timezone.now() + timedelta(days=2), timezone="UTC")
     deadline = Turn.objects.get(pk=turn.pk).deadline
 
-    assert gm.post(_detail(), {"action": "pause"}).status_code == 302
+    assert gm.post(_control("pause")).status_code == 302
     assert Turn.objects.get(pk=turn.pk).paused
     assert "Resume the turn" in gm.get(_detail()).content.decode()
-    assert gm.post(_detail(), {"action": "resume"}).status_code == 302
-    assert gm.post(_detail(), {"action": "extend", "days": "2", "hours": "3"}).status_code == 302
+    assert gm.post(_control("resume")).status_code == 302
+    assert gm.post(_control("extend"), {"days": "2", "hours": "3"}).status_code == 302
 
     turn = Turn.objects.get(pk=turn.pk)
     assert not turn.paused and turn.extensions == 1
@@ -208,19 +213,19 @@ def test_the_gm_pauses_resumes_and_extends(cast, turn):
 
 
 def test_a_refused_control_is_shown_clearly(cast, turn):
-    response = cast.client("gm").post(_detail(), {"action": "extend", "days": "1", "hours": "0"})
+    response = cast.client("gm").post(_control("extend"), {"days": "1", "hours": "0"})
 
     assert response.status_code == 400
     html = response.content.decode()
     assert 'role="alert"' in html
     assert "Turn 1 has no deadline to extend: set one first." in html
 
-    too_long = cast.client("gm").post(_detail(), {"action": "extend", "days": "9", "hours": "0"})
+    too_long = cast.client("gm").post(_control("extend"), {"days": "9", "hours": "0"})
     assert too_long.status_code == 400
     assert "Ensure this value is less than or equal to 7." in too_long.content.decode()
 
     bad = cast.client("gm").post(
-        _detail(), {"action": "deadline", "deadline": "2000-01-01T00:00", "timezone": "UTC"}
+        _control("deadline"), {"deadline": "2000-01-01T00:00", "timezone": "UTC"}
     )
     assert bad.status_code == 400
     assert "The deadline must be in the future." in bad.content.decode()
@@ -229,7 +234,7 @@ def test_a_refused_control_is_shown_clearly(cast, turn):
 def test_the_gm_closes_the_turn_and_it_resolves(cast, turn, django_capture_on_commit_callbacks):
     gm = cast.client("gm")
     with django_capture_on_commit_callbacks(execute=True):
-        response = gm.post(_detail(), {"action": "close"})
+        response = gm.post(_control("close"))
 
     assert response.status_code == 302
     turn = Turn.objects.get(pk=turn.pk)
@@ -242,13 +247,13 @@ def test_the_gm_closes_the_turn_and_it_resolves(cast, turn, django_capture_on_co
 def test_advance_at_battles_pending_says_why_not(cast, turn):
     from battles.models import Battle
 
-    services.turn_close(turn=turn, seed=5)
-    services.turn_resolve(turn_id=turn.pk)
+    turn_close(turn=turn, seed=5)
+    turn_resolve(turn_id=turn.pk)
     Battle.objects.create(
         campaign=cast.campaign, turn=turn, key="t1-b1", x=5, y=6, pack={"sides": []}
     )
 
-    response = cast.client("gm").post(_detail(), {"action": "advance"})
+    response = cast.client("gm").post(_control("advance"))
 
     assert response.status_code == 400
     assert "still waits for the result of 1 battles" in response.content.decode()
@@ -261,8 +266,7 @@ def test_advance_at_battles_pending_says_why_not(cast, turn):
 @pytest.mark.parametrize("action", ["deadline", "pause", "extend", "close", "advance"])
 def test_only_the_gm_may_use_the_controls(cast, turn, who, status, action):
     response = cast.client(who).post(
-        _detail(),
-        {"action": action, "deadline": "2099-01-01T00:00", "timezone": "UTC", "days": "1"},
+        _control(action), {"deadline": "2099-01-01T00:00", "timezone": "UTC", "days": "1"}
     )
 
     assert response.status_code == status
@@ -273,7 +277,7 @@ def test_only_the_gm_may_use_the_controls(cast, turn, who, status, action):
 def test_the_controls_need_csrf(cast, turn):
     client = Client(enforce_csrf_checks=True)
     client.force_login(cast.users["gm"])
-    assert client.post(_detail(), {"action": "pause"}).status_code == 403
+    assert client.post(_control("pause")).status_code == 403
     assert not Turn.objects.get(pk=turn.pk).paused
 
 

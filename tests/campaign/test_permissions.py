@@ -9,7 +9,7 @@ A URL without a row in `EXPECT` fails the matrix: a new page cannot slip in unch
 Besides the status codes every response body is searched for what its reader must not see:
 the other side's orders (distinctive orders are saved for each side first: a path and a retreat
 preference no page writes otherwise) and, with fog of war on, the enemy forces his side cannot
-see (`campaign.visibility.visible_force_keys`, less the ghosts it remembers): their keys,
+see (`campaign.fog.visible_force_keys`, less the ghosts it remembers): their keys,
 names, generals and characters, in pages, htmx fragments, JSON and downloads alike.
 """
 
@@ -28,10 +28,13 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils.html import escape
 
 from battles.models import Battle, BattlePhoto
-from campaign import services
-from campaign import services_setup as setup
+from campaign.adapters import state_current
+from campaign.fog import visible_force_keys
 from campaign.models import Force, Membership, Orders, Sighting, Turn
-from campaign.visibility import visible_force_keys
+from campaign.orders.services import orders_submit
+from campaign.selectors import turn_current
+from campaign.setup.invitations import invitation_create
+from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles
 from rules.types import CampaignState
 from tests.conftest import CAST
 
@@ -76,7 +79,7 @@ class ByState:
 
 def by_state(**rows: dict[str, Any]) -> ByState:
     assert set(rows) == set(STATES), rows
-    return ByState(rows)
+    return ByState(rows)  # None: the state has no battle, the URL is not asked
 
 
 MEMBERS = row(200, 200, 200, 200)
@@ -94,8 +97,41 @@ OWN_FORCE_B = row(403, 404, 200, 403)
 EXPECT: dict[str, dict[str, Any]] = {
     # the front page is public; a plain view without a method restriction (a POST renders it)
     "campaign:home": {"GET": everyone(200), "POST": everyone(200)},
-    # POST: the GM's turn controls; without an `action` the GM is told "Unknown action."
-    "campaign:detail": {"GET": MEMBERS, "POST": row(400, 403, 403, 403)},
+    "campaign:detail": {"GET": MEMBERS, "POST": GET_ONLY},
+    # the GM's turn controls, one URL each: an empty form is refused (400); pausing, closing
+    # and advancing an open turn need no form (302: done; turn 1 waits for its battle in
+    # `battles`, turn 2 is open in `resolved`)
+    "campaign:turn-deadline": {"GET": GET_ONLY, "POST": row(400, 403, 403, 403)},
+    "campaign:turn-battles-deadline": {"GET": GET_ONLY, "POST": row(400, 403, 403, 403)},
+    "campaign:turn-extend": {"GET": GET_ONLY, "POST": row(400, 403, 403, 403)},
+    "campaign:turn-pause": {
+        "GET": GET_ONLY,
+        "POST": by_state(
+            open=row(302, 403, 403, 403),
+            nofog=row(302, 403, 403, 403),
+            battles=row(400, 403, 403, 403),
+            resolved=row(302, 403, 403, 403),
+        ),
+    },
+    "campaign:turn-resume": {"GET": GET_ONLY, "POST": row(400, 403, 403, 403)},
+    "campaign:turn-close": {
+        "GET": GET_ONLY,
+        "POST": by_state(
+            open=row(302, 403, 403, 403),
+            nofog=row(302, 403, 403, 403),
+            battles=row(400, 403, 403, 403),
+            resolved=row(302, 403, 403, 403),
+        ),
+    },
+    "campaign:turn-advance": {
+        "GET": GET_ONLY,
+        "POST": by_state(
+            open=row(302, 403, 403, 403),
+            nofog=row(302, 403, 403, 403),
+            battles=row(400, 403, 403, 403),
+            resolved=row(302, 403, 403, 403),
+        ),
+    },
     "campaign:turn-status": {"GET": MEMBERS, "POST": GET_ONLY},
     "campaign:map": {"GET": MEMBERS, "POST": GET_ONLY},
     "campaign:map-json": {"GET": MEMBERS, "POST": GET_ONLY},
@@ -150,23 +186,46 @@ EXPECT: dict[str, dict[str, Any]] = {
     "campaign:setup-import": {"GET": NOBODY, "POST": NOBODY},
     "campaign:setup-territory": {"GET": NOBODY, "POST": NOBODY},
     "campaign:setup-holdings": {"GET": NOBODY, "POST": NOBODY},
-    "campaign:setup-players": {"GET": NOBODY, "POST": NOBODY},
+    "campaign:setup-holding-remove[side_a force]": {"GET": GET_ONLY, "POST": NOBODY},
+    "campaign:setup-holding-remove[side_b force]": {"GET": GET_ONLY, "POST": NOBODY},
+    "campaign:setup-players": {"GET": NOBODY, "POST": GET_ONLY},
+    "campaign:setup-side-add": {"GET": GET_ONLY, "POST": NOBODY},
+    "campaign:setup-side-delete[side_a force]": {"GET": GET_ONLY, "POST": NOBODY},
+    "campaign:setup-side-delete[side_b force]": {"GET": GET_ONLY, "POST": NOBODY},
+    "campaign:setup-player-add": {"GET": GET_ONLY, "POST": NOBODY},
+    "campaign:setup-player-save[side_a force]": {"GET": GET_ONLY, "POST": NOBODY},
+    "campaign:setup-player-save[side_b force]": {"GET": GET_ONLY, "POST": NOBODY},
+    "campaign:setup-player-delete[side_a force]": {"GET": GET_ONLY, "POST": NOBODY},
+    "campaign:setup-player-delete[side_b force]": {"GET": GET_ONLY, "POST": NOBODY},
     "campaign:start": {"GET": NOBODY, "POST": NOBODY},
     # every member reads the options; only the GM changes them, during set-up
     "campaign:setup-options": {"GET": MEMBERS, "POST": NOBODY},
-    # invitations stay the GM's after the start; an empty POST is an unknown action (404)
-    "campaign:invite": {"GET": GM_ONLY, "POST": row(404, 403, 403, 403)},
+    # invitations stay the GM's after the start; an empty form is refused (400); withdrawing
+    # one takes no form (302)
+    "campaign:invite": {"GET": GM_ONLY, "POST": row(400, 403, 403, 403)},
+    "campaign:invitation-revoke": {"GET": GET_ONLY, "POST": row(302, 403, 403, 403)},
     # rosters: the GM's and each player's own; written only during set-up
     "campaign:roster": {"GET": row(200, 200, 200, 403), "POST": NOBODY},
     # another player's force is hidden like on the orders page (404), not refused (403): a 403
     # would confirm that a force with that key exists, which fog of war hides
-    "campaign:roster-force[side_a force]": {
-        "GET": row(200, 200, 404, 403),
-        "POST": row(403, 403, 404, 403),
-    },
-    "campaign:roster-force[side_b force]": {
-        "GET": row(200, 404, 200, 403),
-        "POST": row(403, 404, 403, 403),
+    "campaign:roster-force[side_a force]": {"GET": row(200, 200, 404, 403), "POST": GET_ONLY},
+    "campaign:roster-force[side_b force]": {"GET": row(200, 404, 200, 403), "POST": GET_ONLY},
+    # the force page's actions, one URL each: closed once the campaign has started
+    **{
+        f"campaign:roster-{action}[{variant}]": {"GET": GET_ONLY, "POST": post}
+        for action in (
+            "force-save",
+            "force-delete",
+            "command-add",
+            "unit-add",
+            "character-add",
+            "item-save",
+            "item-delete",
+        )
+        for variant, post in (
+            ("side_a force", row(403, 403, 404, 403)),
+            ("side_b force", row(403, 404, 403, 403)),
+        )
     },
     # one's own notifications; an empty POST names no kind of notification (400)
     "notifications:log": {"GET": LOGGED_IN, "POST": row(400, 400, 400, 400, outsider=400)},
@@ -179,12 +238,40 @@ EXPECT: dict[str, dict[str, Any]] = {
     "battles:pack[battle]": {"GET": row(200, 200, 200, 404), "POST": GET_ONLY},
     # the tactical engine's odds of the battle: whoever sees the battle (the pack's rule)
     "battles:odds[battle]": {"GET": row(200, 200, 200, 404), "POST": GET_ONLY},
-    # the result page: the battle's players enter and confirm, the GM settles; without an
-    # `action` a POST is refused (400), to the same people who may open the page
-    "battles:result[battle]": {
-        "GET": row(200, 200, 200, 404),
-        "POST": row(400, 400, 400, 404),
+    # the result page and its actions, one URL each: the battle's players enter and confirm,
+    # the GM settles. Empty POSTs: the live check shows the empty form (200) while the battle
+    # waits; entering nothing, overriding without a note or giving no resolver or photo is
+    # refused (400); there is nothing to confirm or dispute yet (403); the GM's auto-resolve
+    # needs no form (302). Once the turn has gone on, what changes the result is refused (403).
+    "battles:result[battle]": {"GET": row(200, 200, 200, 404), "POST": GET_ONLY},
+    "battles:result-preview[battle]": {
+        "GET": GET_ONLY,
+        "POST": by_state(
+            open=None, nofog=None, battles=row(200, 200, 200, 404), resolved=row(403, 403, 403, 404)
+        ),
     },
+    "battles:result-enter[battle]": {
+        "GET": GET_ONLY,
+        "POST": by_state(
+            open=None, nofog=None, battles=row(400, 400, 400, 404), resolved=row(403, 403, 403, 404)
+        ),
+    },
+    "battles:result-override[battle]": {
+        "GET": GET_ONLY,
+        "POST": by_state(
+            open=None, nofog=None, battles=row(400, 403, 403, 404), resolved=row(403, 403, 403, 404)
+        ),
+    },
+    "battles:result-confirm[battle]": {"GET": GET_ONLY, "POST": row(403, 403, 403, 404)},
+    "battles:result-dispute[battle]": {"GET": GET_ONLY, "POST": row(403, 403, 403, 404)},
+    "battles:result-resolver[battle]": {"GET": GET_ONLY, "POST": row(400, 403, 403, 404)},
+    "battles:result-auto[battle]": {
+        "GET": GET_ONLY,
+        "POST": by_state(
+            open=None, nofog=None, battles=row(302, 403, 403, 404), resolved=row(403, 403, 403, 404)
+        ),
+    },
+    "battles:result-photo-add[battle]": {"GET": GET_ONLY, "POST": row(400, 400, 400, 404)},
     # a photo, behind the same check as the battle
     "battles:result-photo[battle photo]": {"GET": row(200, 200, 200, 404), "POST": GET_ONLY},
 }
@@ -305,6 +392,7 @@ class World:
     cast: Any
     state: str
     invitation_token: str
+    invitation_pk: int
     battle: Battle | None
     photo: BattlePhoto | None = None
 
@@ -314,7 +402,7 @@ class World:
 
 
 def _save_distinctive_orders(campaign) -> None:
-    turn = services.turn_current(campaign=campaign)
+    turn = turn_current(campaign=campaign)
     raiders = Orders.objects.get(turn=turn, player__key="raiders").data
     raiders = {k: v for k, v in raiders.items() if k != "player_id"}
     raiders["forces"]["r2"] = {
@@ -334,7 +422,7 @@ def _save_distinctive_orders(campaign) -> None:
     }
     for key, data in (("raiders", raiders), ("defenders", defenders)):
         player = campaign.players.get(key=key)
-        services.orders_submit(player=player, turn=turn, data=data)
+        orders_submit(player=player, turn=turn, data=data)
 
 
 def _battle_photo(battle: Battle, user) -> BattlePhoto:
@@ -365,15 +453,15 @@ def world(request, cast, record_results, settings, tmp_path) -> World:
         campaign.fog_of_war = False
         campaign.save(update_fields=["fog_of_war"])
     if request.param not in OPEN_STATES:
-        turn = services.turn_close(turn=services.turn_current(campaign=campaign), seed=7)
-        services.turn_resolve(turn_id=turn.pk)
+        turn = turn_close(turn=turn_current(campaign=campaign), seed=7)
+        turn_resolve(turn_id=turn.pk)
         assert Turn.objects.get(pk=turn.pk).status == Turn.Status.BATTLES
         if request.param == "resolved":
             record_results(Turn.objects.get(pk=turn.pk))
-            services.turn_resolve_after_battles(turn_id=turn.pk)
+            turn_resolve_after_battles(turn_id=turn.pk)
             assert Turn.objects.get(pk=turn.pk).status == Turn.Status.RESOLVED
     campaign.refresh_from_db()
-    invitation = setup.invitation_create(
+    invitation = invitation_create(
         campaign=campaign, role=Membership.Role.OBSERVER, created_by=cast.users["gm"]
     )
     battle = Battle.objects.filter(campaign=campaign).order_by("pk").first()
@@ -381,6 +469,7 @@ def world(request, cast, record_results, settings, tmp_path) -> World:
         cast=cast,
         state=request.param,
         invitation_token=invitation.token,
+        invitation_pk=invitation.pk,
         battle=battle,
         photo=_battle_photo(battle, cast.users["gm"]) if battle is not None else None,
     )
@@ -408,6 +497,10 @@ def _kwargs(world: World, target: Target) -> dict[str, Any]:
             out[p] = "r2" if target.variant == "side_a force" else "d2"
         elif p in TOKEN_PARAMS:
             out[p] = world.invitation_token if target.variant == "invitation" else "no-such-token"
+        elif p == "item":  # a unit of the force
+            out[p] = "r2u1" if target.variant == "side_a force" else "d2u1"
+        elif p == "pk":  # the invitation
+            out[p] = world.invitation_pk
         else:
             raise AssertionError(f"no concrete argument for {p!r} of {target.name}: add one")
     return out
@@ -503,7 +596,7 @@ def secrets_for(world: World) -> dict[str, list[Secret]]:
     """Role → what it must not read. The other side's orders: always their retreat
     preference; their path while the turn is open, afterwards unless the force is visible
     (its move may then be shown, as far as it was watched)."""
-    state = services.campaign_state(campaign=world.campaign)
+    state = state_current(campaign=world.campaign)
     open_turn = world.state in OPEN_STATES
     if world.campaign.fog_of_war:
         hidden = {
@@ -636,7 +729,7 @@ def test_the_leak_detectors_find_what_they_look_for(cast):
     the forces in the responses of those who may see them (else "no leak" would prove
     nothing)."""
     _save_distinctive_orders(cast.campaign)
-    world = World(cast=cast, state="open", invitation_token="", battle=None)
+    world = World(cast=cast, state="open", invitation_token="", invitation_pk=0, battle=None)
     secrets = secrets_for(world)
     slug = cast.campaign.slug
 
@@ -719,7 +812,7 @@ def test_an_order_post_for_an_own_force_is_saved(cast):
     url = reverse("campaign:orders-force", args=[cast.campaign.slug, "d2"])
     response = client.post(url, _full_form(change_to="probe", path="12,1; 13,1"))
     assert response.status_code == 302
-    turn = services.turn_current(campaign=cast.campaign)
+    turn = turn_current(campaign=cast.campaign)
     saved = Orders.objects.get(turn=turn, player__key="defenders").data["forces"]["d2"]
     assert saved["path"] == [[12, 1], [13, 1]]
 
@@ -741,12 +834,12 @@ def test_posts_without_the_csrf_token_are_refused(cast, target, settings, tmp_pa
     comes before the view, so even GET-only views answer 403 here)."""
     settings.MEDIA_ROOT = tmp_path
     campaign = cast.campaign
-    invitation = setup.invitation_create(
+    invitation = invitation_create(
         campaign=campaign, role=Membership.Role.OBSERVER, created_by=cast.users["gm"]
     )
     battle = Battle.objects.create(
         campaign=campaign,
-        turn=services.turn_current(campaign=campaign),
+        turn=turn_current(campaign=campaign),
         key="t1-b1",
         x=4,
         y=8,
@@ -756,6 +849,7 @@ def test_posts_without_the_csrf_token_are_refused(cast, target, settings, tmp_pa
         cast=cast,
         state="open",
         invitation_token=invitation.token,
+        invitation_pk=invitation.pk,
         battle=battle,
         photo=_battle_photo(battle, cast.users["gm"]),
     )

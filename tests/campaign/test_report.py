@@ -17,9 +17,11 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from campaign import services
 from campaign.models import Force, Turn, TurnResolution
-from campaign.report import RENDERERS, Names, event_sentence
+from campaign.names import Names
+from campaign.selectors import turn_current
+from campaign.sentences import RENDERERS, event_sentence
+from campaign.turns.services import turn_close
 from rules import events as rules_events
 from tests.conftest import CAST
 
@@ -174,7 +176,7 @@ def test_an_enemy_path_is_cut_to_the_squares_the_side_watched(cast):
 def test_seed_hash_before_resolution_and_seed_after(cast):
     html = page(cast, "side_a")
     assert "The seed is fixed when the turn closes" in html
-    turn = services.turn_close(turn=services.turn_current(campaign=cast.campaign), seed=7)
+    turn = turn_close(turn=turn_current(campaign=cast.campaign), seed=7)
     html = page(cast, "side_a")
     assert turn.seed_hash in html
     assert "<code>7</code>" not in html
@@ -241,7 +243,7 @@ def test_replay_is_refused_to_outsiders_and_needs_csrf(resolved):
 
 
 def test_replay_waits_for_resolution(cast):
-    services.turn_close(turn=services.turn_current(campaign=cast.campaign), seed=7)
+    turn_close(turn=turn_current(campaign=cast.campaign), seed=7)
     response = replay(cast, "side_a")
     assert response.status_code == 409
     assert "A turn can be replayed once it is resolved." in response.content.decode()

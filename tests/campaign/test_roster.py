@@ -10,8 +10,24 @@ import pytest
 from django.urls import reverse
 
 from campaign import adapters
-from campaign import services_setup as setup
+from campaign.errors import ServiceError
 from campaign.models import Command, Force, Individual, Unit
+from campaign.setup.base import SetupClosed
+from campaign.setup.rosters import (
+    command_create,
+    command_delete,
+    command_update,
+    force_create,
+    force_delete,
+    force_update,
+    individual_create,
+    individual_delete,
+    individual_update,
+    unit_create,
+    unit_delete,
+    unit_update,
+)
+from campaign.setup.services import campaign_start, player_create
 from rules.setup import validate_force_organisation
 from tests.campaign.test_setup import GENERAL, UNIT, World, make_world
 
@@ -28,7 +44,7 @@ def world(settings) -> World:
 
 def _force(world: World, **kwargs) -> Force:
     args = {"name": "Hammer", "x": 1, "y": 1, "status": "defend", "general": GENERAL, "unit": UNIT}
-    return setup.force_create(player=world.red, **{**args, **kwargs})
+    return force_create(player=world.red, **{**args, **kwargs})
 
 
 def _rules_force(world: World, force: Force):
@@ -55,8 +71,8 @@ def test_a_new_force_is_a_valid_force_with_fresh_keys(world):
 
 def test_keys_never_repeat(world):
     f1, f2 = _force(world), _force(world, name="Anvil", x=2, y=2)
-    setup.command_create(force=f1, general=GENERAL, unit=UNIT)
-    setup.individual_create(force=f1, **WIZARD)
+    command_create(force=f1, general=GENERAL, unit=UNIT)
+    individual_create(force=f1, **WIZARD)
     keys = [
         *Force.objects.filter(campaign=world.campaign).values_list("key", flat=True),
         *Command.objects.filter(campaign=world.campaign).values_list("key", flat=True),
@@ -81,35 +97,33 @@ def test_a_force_starts_on_or_next_to_a_holding_of_its_side(world, x, y, ok):
         assert _force(world, x=x, y=y).x == x
     else:
         with pytest.raises(
-            setup.InvalidSetup, match=r"not on or next to a holding of its side \(R2.6.2\)"
+            ServiceError, match=r"not on or next to a holding of its side \(R2.6.2\)"
         ) as e:
             _force(world, x=x, y=y)
-        assert "Karak (1, 1)" in e.value.errors["x"][0]
+        assert "Karak (1, 1)" in e.value.field_messages["x"][0]
         assert not Force.objects.filter(campaign=world.campaign).exists()
 
 
 def test_an_allys_holding_will_do(world):
-    ally = setup.player_create(campaign=world.campaign, side=world.blue.side, name="Blue Goblins")
-    f = setup.force_create(
+    ally = player_create(campaign=world.campaign, side=world.blue.side, name="Blue Goblins")
+    f = force_create(
         player=ally, name="Sneaks", x=6, y=4, status="probe", general=GENERAL, unit=UNIT
     )
     assert (f.x, f.y) == (6, 4)
-    with pytest.raises(setup.InvalidSetup, match="R2.6.2"):
-        setup.force_create(
-            player=ally, name="Lost", x=2, y=1, status="probe", general=GENERAL, unit=UNIT
-        )
+    with pytest.raises(ServiceError, match="R2.6.2"):
+        force_create(player=ally, name="Lost", x=2, y=1, status="probe", general=GENERAL, unit=UNIT)
 
 
 def test_a_force_starts_under_an_order(world):
-    with pytest.raises(setup.InvalidSetup, match="starts under an order") as e:
+    with pytest.raises(ServiceError, match="starts under an order") as e:
         _force(world, status="confused")
-    assert "status" in e.value.errors
+    assert "status" in e.value.field_messages
     for order in ("full-speed", "probe", "defend"):
         assert _force(world, status=order).status == order
 
 
 def test_a_force_off_the_map_is_refused(world):
-    with pytest.raises(setup.InvalidSetup, match="off the 9×6 map"):
+    with pytest.raises(ServiceError, match="off the 9×6 map"):
         _force(world, x=12, y=1)
 
 
@@ -117,114 +131,112 @@ def test_a_force_off_the_map_is_refused(world):
 
 
 def test_a_general_cv_outside_one_to_six_is_refused_beside_the_field(world):
-    with pytest.raises(setup.InvalidSetup) as e:
+    with pytest.raises(ServiceError) as e:
         _force(world, general={**GENERAL, "general_cv": 7})
-    assert "CV runs from 1 to 6" in e.value.errors["general_cv"][0]
+    assert "CV runs from 1 to 6" in e.value.field_messages["general_cv"][0]
     assert not Force.objects.exists() and not Command.objects.exists()  # rolled back
 
 
 def test_individuals_may_not_outnumber_units(world):
     f = _force(world)
-    setup.individual_create(force=f, **WIZARD)
-    with pytest.raises(setup.InvalidSetup, match="individuals may not outnumber units") as e:
-        setup.individual_create(force=f, kind="hero", name="Conan")
-    assert "kind" in e.value.errors
+    individual_create(force=f, **WIZARD)
+    with pytest.raises(ServiceError, match="individuals may not outnumber units") as e:
+        individual_create(force=f, kind="hero", name="Conan")
+    assert "kind" in e.value.field_messages
     assert f.individuals.count() == 1
     # generals do not count (A-24): a second command brings a unit, then a hero fits
-    setup.command_create(force=f, general={**GENERAL, "general_cv": 3}, unit=UNIT)
-    setup.individual_create(force=f, kind="hero", name="Conan")
+    command_create(force=f, general={**GENERAL, "general_cv": 3}, unit=UNIT)
+    individual_create(force=f, kind="hero", name="Conan")
     assert validate_force_organisation(_rules_force(world, f)).valid
 
 
 def test_mercenaries_never_form_a_force_alone(world):
-    with pytest.raises(setup.InvalidSetup, match="only allied or mercenary commands") as e:
+    with pytest.raises(ServiceError, match="only allied or mercenary commands") as e:
         _force(world, unit={**UNIT, "mercenary": True})
-    assert "mercenary" in e.value.errors
+    assert "mercenary" in e.value.field_messages
     f = _force(world)
-    setup.command_create(force=f, general=GENERAL, unit={**UNIT, "mercenary": True})
+    command_create(force=f, general=GENERAL, unit={**UNIT, "mercenary": True})
     regular = f.commands.order_by("position").first()
-    with pytest.raises(setup.InvalidSetup, match="only allied or mercenary"):
-        setup.command_delete(command=regular)
+    with pytest.raises(ServiceError, match="only allied or mercenary"):
+        command_delete(command=regular)
 
 
 def test_a_force_keeps_its_leader_and_a_unit(world):
     f = _force(world)
     command = f.commands.get()
-    with pytest.raises(setup.InvalidSetup, match="no units"):
-        setup.unit_delete(unit=command.units.get())
-    with pytest.raises(setup.InvalidSetup, match="no general to lead it"):
-        setup.command_delete(command=Command.objects.get(pk=command.pk))
+    with pytest.raises(ServiceError, match="no units"):
+        unit_delete(unit=command.units.get())
+    with pytest.raises(ServiceError, match="no general to lead it"):
+        command_delete(command=Command.objects.get(pk=command.pk))
     assert Unit.objects.filter(command_id=command.pk).count() == 1
 
 
 def test_units_and_commands_are_edited_under_the_rules(world):
     f = _force(world)
     command = f.commands.get()
-    unit = setup.unit_create(
-        command=command, **{**UNIT, "type": "Crossbows", "speciality": "missile"}
-    )
-    setup.unit_update(unit=unit, figures=12, quality="elite")
+    unit = unit_create(command=command, **{**UNIT, "type": "Crossbows", "speciality": "missile"})
+    unit_update(unit=unit, figures=12, quality="elite")
     unit.refresh_from_db()
     assert (unit.figures, unit.quality) == (12, "elite")
-    with pytest.raises(setup.InvalidSetup, match="at least one figure"):
-        setup.unit_update(unit=unit, figures=0)
-    with pytest.raises(setup.InvalidSetup, match="Unknown value 'heroic'"):
-        setup.unit_update(unit=unit, quality="heroic")
-    setup.command_update(command=command, general_name="Dain", general_cv=5)
+    with pytest.raises(ServiceError, match="at least one figure"):
+        unit_update(unit=unit, figures=0)
+    with pytest.raises(ServiceError, match="Unknown value 'heroic'"):
+        unit_update(unit=unit, quality="heroic")
+    command_update(command=command, general_name="Dain", general_cv=5)
     assert _rules_force(world, f).cv == 5
-    with pytest.raises(setup.InvalidSetup, match="CV runs from 1 to 6"):
-        setup.command_update(command=command, general_cv=0)
-    setup.unit_delete(unit=unit)
+    with pytest.raises(ServiceError, match="CV runs from 1 to 6"):
+        command_update(command=command, general_cv=0)
+    unit_delete(unit=unit)
     assert command.units.count() == 1
 
 
 def test_the_leader_is_a_general_with_the_highest_cv(world):
     f = _force(world)
-    second = setup.command_create(force=f, general={**GENERAL, "general_name": "Balin"}, unit=UNIT)
+    second = command_create(force=f, general={**GENERAL, "general_name": "Balin"}, unit=UNIT)
     update = {"name": "Hammer", "x": 1, "y": 1, "status": "defend"}
-    setup.force_update(force=f, **update, leader_key=second.general_key)
+    force_update(force=f, **update, leader_key=second.general_key)
     assert _rules_force(world, f).leader.name == "Balin"  # a tie broken by designation
     # the designated leader keeps the highest CV (R2.5.4): lowering his is refused …
-    with pytest.raises(setup.InvalidSetup, match="highest CV") as e:
-        setup.command_update(command=second, general_cv=3)
-    assert "leader" in e.value.errors
+    with pytest.raises(ServiceError, match="highest CV") as e:
+        command_update(command=second, general_cv=3)
+    assert "leader" in e.value.field_messages
     # … and so is designating a general with a lower CV
-    setup.force_update(force=f, **update, leader_key="")
-    setup.command_update(command=Command.objects.get(pk=second.pk), general_cv=3)
-    with pytest.raises(setup.InvalidSetup) as e:
-        setup.force_update(force=f, **update, leader_key=second.general_key)
-    assert "highest CV (4)" in e.value.errors["leader"][0]
+    force_update(force=f, **update, leader_key="")
+    command_update(command=Command.objects.get(pk=second.pk), general_cv=3)
+    with pytest.raises(ServiceError) as e:
+        force_update(force=f, **update, leader_key=second.general_key)
+    assert "highest CV (4)" in e.value.field_messages["leader"][0]
     assert _rules_force(world, f).leader.name == "Thorin"
 
 
 def test_force_update_moves_and_reorders_under_r26(world):
     f = _force(world)
-    setup.force_update(force=f, name="Big Hammer", x=2, y=0, status="full-speed")
+    force_update(force=f, name="Big Hammer", x=2, y=0, status="full-speed")
     f.refresh_from_db()
     assert (f.name, f.x, f.y, f.status) == ("Big Hammer", 2, 0, "full-speed")
-    with pytest.raises(setup.InvalidSetup, match="R2.6.2"):
-        setup.force_update(force=f, name="Big Hammer", x=4, y=4, status="full-speed")
+    with pytest.raises(ServiceError, match="R2.6.2"):
+        force_update(force=f, name="Big Hammer", x=4, y=4, status="full-speed")
     f.refresh_from_db()
     assert (f.x, f.y) == (2, 0)
 
 
 def test_individuals_are_edited_and_removed(world):
     f = _force(world)
-    wizard = setup.individual_create(force=f, **WIZARD)
-    setup.individual_update(individual=wizard, magic_points=50)
+    wizard = individual_create(force=f, **WIZARD)
+    individual_update(individual=wizard, magic_points=50)
     assert _rules_force(world, f).individuals[0].magic_points == 50
-    setup.individual_delete(individual=wizard)
+    individual_delete(individual=wizard)
     assert not f.individuals.exists()
 
 
 def test_rosters_are_fixed_once_the_campaign_started(settings):
     w = make_world(forces=True)
-    setup.campaign_start(campaign=w.campaign)
+    campaign_start(campaign=w.campaign)
     f = Force.objects.filter(campaign=w.campaign, owner=w.red).get()
-    with pytest.raises(setup.SetupClosed):
-        setup.individual_create(force=f, **WIZARD)
-    with pytest.raises(setup.SetupClosed):
-        setup.force_delete(force=f)
+    with pytest.raises(SetupClosed):
+        individual_create(force=f, **WIZARD)
+    with pytest.raises(SetupClosed):
+        force_delete(force=f)
 
 
 # --- the roster page -------------------------------------------------------------------------
@@ -301,7 +313,7 @@ def test_observers_and_outsiders_have_no_roster(world, who, status):
 
 def test_the_roster_is_read_only_after_the_start(settings):
     w = make_world(forces=True)
-    setup.campaign_start(campaign=w.campaign)
+    campaign_start(campaign=w.campaign)
     client = w.client("red")
     html = client.get(w.url("roster")).content.decode()
     assert "Hammer" in html and "Create the force" not in html
@@ -322,18 +334,17 @@ def test_force_page_full_and_htmx_edit_panel(world):
     response = client.get(url + f"?edit={unit.key}", headers={"hx-request": "true"})
     fragment = response.content.decode()
     assert fragment.lstrip().startswith('<section id="edit-panel"') and "<html" not in fragment
-    assert 'name="edit-figures"' in fragment and 'value="unit-update"' in fragment
+    assert 'name="edit-figures"' in fragment
+    assert f'action="{world.url("roster-item-save", f.key, unit.key)}"' in fragment
 
 
 def test_force_page_actions(world):
     f = _force(world)
     client = world.client("red")
-    url = world.url("roster-force", f.key)
     command = f.commands.get()
     response = client.post(
-        url,
+        world.url("roster-unit-add", f.key),
         {
-            "action": "unit-create",
             "unit-command": command.key,
             "unit-type": "Crossbows",
             "unit-speciality": "missile",
@@ -345,10 +356,8 @@ def test_force_page_actions(world):
     assert response.status_code == 302
     crossbows = Unit.objects.get(command=command, type="Crossbows")
     response = client.post(
-        url,
+        world.url("roster-item-save", f.key, crossbows.key),
         {
-            "action": "unit-update",
-            "item": crossbows.key,
             "edit-type": "Crossbows",
             "edit-speciality": "missile",
             "edit-quality": "veteran",
@@ -360,9 +369,8 @@ def test_force_page_actions(world):
     crossbows.refresh_from_db()
     assert (crossbows.figures, crossbows.quality) == (12, "veteran")
     response = client.post(
-        url,
+        world.url("roster-character-add", f.key),
         {
-            "action": "individual-create",
             "individual-kind": "wizard",
             "individual-name": "Gandalf",
             "individual-points": 90,
@@ -371,9 +379,8 @@ def test_force_page_actions(world):
     )
     assert response.status_code == 302
     response = client.post(
-        url,
+        world.url("roster-command-add", f.key),
         {
-            "action": "command-create",
             "command-general_name": "Balin",
             "command-general_cv": 3,
             "command-general_points": 60,
@@ -387,9 +394,8 @@ def test_force_page_actions(world):
     assert response.status_code == 302
     assert _rules_force(world, f).figures == 20 + 12 + 15
     response = client.post(
-        url,
+        world.url("roster-force-save", f.key),
         {
-            "action": "force-update",
             "name": "Hammer",
             "x": 0,
             "y": 2,
@@ -400,20 +406,17 @@ def test_force_page_actions(world):
     assert response.status_code == 302
     f.refresh_from_db()
     assert (f.x, f.y, f.status) == (0, 2, "probe")
-    response = client.post(url, {"action": "unit-delete", "item": crossbows.key})
+    response = client.post(world.url("roster-item-delete", f.key, crossbows.key))
     assert response.status_code == 302 and not Unit.objects.filter(pk=crossbows.pk).exists()
 
 
 def test_force_page_refusals_beside_the_field(world):
     f = _force(world)
     client = world.client("red")
-    url = world.url("roster-force", f.key)
     command = f.commands.get()
     response = client.post(
-        url,
+        world.url("roster-item-save", f.key, command.key),
         {
-            "action": "command-update",
-            "item": command.key,
             "edit-general_name": "Thorin",
             "edit-general_cv": 8,
             "edit-general_points": 0,
@@ -421,11 +424,10 @@ def test_force_page_refusals_beside_the_field(world):
     )
     assert response.status_code == 400
     assert "CV runs from 1 to 6" in str(response.context["edit_form"].errors["general_cv"])
-    setup.individual_create(force=f, **WIZARD)
+    individual_create(force=f, **WIZARD)
     response = client.post(
-        url,
+        world.url("roster-character-add", f.key),
         {
-            "action": "individual-create",
             "individual-kind": "hero",
             "individual-points": 0,
             "individual-magic_points": 0,
@@ -433,19 +435,19 @@ def test_force_page_refusals_beside_the_field(world):
     )
     assert response.status_code == 400
     assert "outnumber" in str(response.context["new_individual"].errors["kind"])
-    response = client.post(url, {"action": "unit-delete", "item": command.units.get().key})
+    response = client.post(world.url("roster-item-delete", f.key, command.units.get().key))
     assert response.status_code == 400 and "has no units" in response.content.decode()
 
 
 def test_a_player_cannot_edit_another_players_force(world):
-    f = setup.force_create(
+    f = force_create(
         player=world.blue, name="Claw", x=7, y=4, status="probe", general=GENERAL, unit=UNIT
     )
     url = world.url("roster-force", f.key)
     client = world.client("red")
     # 404, as for a missing force: under fog the other army's forces must not be probed
     assert client.get(url).status_code == 404
-    assert client.post(url, {"action": "force-delete"}).status_code == 404
+    assert client.post(world.url("roster-force-delete", f.key)).status_code == 404
     assert Force.objects.filter(pk=f.pk).exists()
     assert world.client("observer").get(url).status_code == 403
     assert world.client("outsider").get(url).status_code == 404
@@ -456,8 +458,6 @@ def test_a_player_cannot_edit_another_players_force(world):
 
 def test_the_owner_deletes_his_force(world):
     f = _force(world)
-    response = world.client("red").post(
-        world.url("roster-force", f.key), {"action": "force-delete"}
-    )
+    response = world.client("red").post(world.url("roster-force-delete", f.key))
     assert response.status_code == 302 and response["Location"] == world.url("roster")
     assert not Force.objects.exists() and not Command.objects.exists()

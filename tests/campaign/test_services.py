@@ -9,15 +9,15 @@ import hashlib
 import pytest
 
 from battles.models import Battle
-from campaign import adapters, services
+from battles.services import InvalidBattleResult, battle_result_record
+from campaign import adapters
+from campaign.adapters import state_current
+from campaign.errors import ServiceError, TurnBusy, TurnNotOpen
 from campaign.models import Campaign, Orders, Turn, TurnResolution
-from campaign.services import (
-    InvalidBattleResult,
-    InvalidOrders,
-    ServiceError,
-    TurnBusy,
-    TurnNotOpen,
-)
+from campaign.orders.services import InvalidOrders, orders_submit
+from campaign.selectors import turn_current
+from campaign.turns import resolution
+from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles
 from rules.codec import to_data
 from rules.types import Status
 
@@ -33,7 +33,7 @@ def campaign(make_campaign) -> Campaign:
 
 
 def _turn(campaign: Campaign) -> Turn:
-    return services.turn_current(campaign=campaign)
+    return turn_current(campaign=campaign)
 
 
 def _player(campaign: Campaign, key: str):
@@ -42,7 +42,7 @@ def _player(campaign: Campaign, key: str):
 
 def _mover(campaign: Campaign, owner: str):
     """A force of `owner` that may move (not on Defend), from the rules state."""
-    state = services.campaign_state(campaign=campaign)
+    state = state_current(campaign=campaign)
     return next(f for f in state.forces if f.owner == owner and f.status is not Status.DEFEND)
 
 
@@ -67,16 +67,16 @@ def test_orders_are_saved_then_confirmed(campaign):
         "forces": {force.id: {"force_id": force.id, "path": [_step(campaign, force.square, 1)]}}
     }
 
-    saved = services.orders_submit(player=player, turn=turn, data=data)
+    saved = orders_submit(player=player, turn=turn, data=data)
     assert saved.status == Orders.Status.SAVED and saved.confirmed_at is None
     assert saved.data["forces"][force.id]["path"] == data["forces"][force.id]["path"]
 
-    confirmed = services.orders_submit(player=player, turn=turn, data=data, confirm=True)
+    confirmed = orders_submit(player=player, turn=turn, data=data, confirm=True)
     assert confirmed.pk == saved.pk  # one row per player and turn
     assert confirmed.status == Orders.Status.CONFIRMED and confirmed.confirmed_at is not None
 
     # changing confirmed orders saves them again, unconfirmed until confirmed anew
-    again = services.orders_submit(player=player, turn=turn, data={"forces": {}})
+    again = orders_submit(player=player, turn=turn, data={"forces": {}})
     assert again.pk == saved.pk
     assert again.status == Orders.Status.SAVED and again.confirmed_at is None
     assert Orders.objects.filter(turn=turn).count() == 1
@@ -88,18 +88,18 @@ def test_orders_after_the_turn_closed_are_refused_and_saved_orders_kept(campaign
     first = {
         "forces": {force.id: {"force_id": force.id, "path": [_step(campaign, force.square, 1)]}}
     }
-    orders = services.orders_submit(player=player, turn=turn, data=first, confirm=True)
+    orders = orders_submit(player=player, turn=turn, data=first, confirm=True)
     before = _orders_row(orders)
-    services.turn_close(turn=turn, seed=1)
+    turn_close(turn=turn, seed=1)
 
     with pytest.raises(TurnNotOpen) as e:
-        services.orders_submit(player=player, turn=turn, data={"forces": {}})
+        orders_submit(player=player, turn=turn, data={"forces": {}})
     assert "orders can no longer be changed" in str(e.value)
     assert "saved orders are kept" in str(e.value)
     assert _orders_row(orders) == before
     # another player who never sent orders gets the same answer, and no row
     with pytest.raises(TurnNotOpen):
-        services.orders_submit(player=_player(campaign, "p2"), turn=turn, data={"forces": {}})
+        orders_submit(player=_player(campaign, "p2"), turn=turn, data={"forces": {}})
     assert Orders.objects.filter(turn=turn).count() == 1
 
 
@@ -109,14 +109,14 @@ def test_a_non_adjacent_step_is_refused_with_a_typed_error(campaign):
     good = {
         "forces": {force.id: {"force_id": force.id, "path": [_step(campaign, force.square, 1)]}}
     }
-    orders = services.orders_submit(player=player, turn=turn, data=good)
+    orders = orders_submit(player=player, turn=turn, data=good)
     before = _orders_row(orders)
     jump = {
         "forces": {force.id: {"force_id": force.id, "path": [_step(campaign, force.square, 2)]}}
     }
 
     with pytest.raises(InvalidOrders) as e:
-        services.orders_submit(player=player, turn=turn, data=jump, confirm=True)
+        orders_submit(player=player, turn=turn, data=jump, confirm=True)
 
     [error] = e.value.errors
     assert (error.force_id, error.code, error.field, error.index) == (
@@ -137,7 +137,7 @@ def test_orders_for_a_force_that_is_not_yours_are_refused(campaign):
     }
 
     with pytest.raises(InvalidOrders) as e:
-        services.orders_submit(player=player, turn=turn, data=data)
+        orders_submit(player=player, turn=turn, data=data)
 
     assert [(err.force_id, err.code) for err in e.value.errors] == [(theirs.id, "not-your-force")]
     assert f"Force {theirs.id} is not yours." in str(e.value)
@@ -146,9 +146,7 @@ def test_orders_for_a_force_that_is_not_yours_are_refused(campaign):
 
 def test_malformed_orders_are_refused_as_a_format_error(campaign):
     with pytest.raises(InvalidOrders) as e:
-        services.orders_submit(
-            player=_player(campaign, "p1"), turn=_turn(campaign), data={"forces": [1, 2]}
-        )
+        orders_submit(player=_player(campaign, "p1"), turn=_turn(campaign), data={"forces": [1, 2]})
     assert [err.code for err in e.value.errors] == ["format"]
     assert not Orders.objects.exists()
 
@@ -156,9 +154,7 @@ def test_malformed_orders_are_refused_as_a_format_error(campaign):
 def test_a_player_of_another_campaign_is_refused(campaign, make_campaign):
     other = make_campaign(slug="other")
     with pytest.raises(ServiceError, match="does not belong"):
-        services.orders_submit(
-            player=_player(other, "p1"), turn=_turn(campaign), data={"forces": {}}
-        )
+        orders_submit(player=_player(other, "p1"), turn=_turn(campaign), data={"forces": {}})
     assert not Orders.objects.exists()
 
 
@@ -166,7 +162,7 @@ def test_a_player_of_another_campaign_is_refused(campaign, make_campaign):
 
 
 def test_turn_close_fixes_the_seed_and_publishes_its_hash(campaign):
-    turn = services.turn_close(turn=_turn(campaign), seed=123456789)
+    turn = turn_close(turn=_turn(campaign), seed=123456789)
 
     turn.refresh_from_db()
     assert turn.status == Turn.Status.CLOSED and turn.closed_at is not None
@@ -178,19 +174,17 @@ def test_turn_close_fixes_the_seed_and_publishes_its_hash(campaign):
 
 
 def test_turn_close_without_a_seed_draws_one(campaign):
-    turn = services.turn_close(turn=_turn(campaign))
+    turn = turn_close(turn=_turn(campaign))
     assert 0 <= turn.seed < 2**63
-    assert turn.seed_hash == services.seed_hash(
-        campaign=campaign, number=turn.number, seed=turn.seed
-    )
+    assert turn.seed_hash == turn.hash_of(turn.seed)
 
 
 def test_a_second_close_is_refused_and_keeps_the_seed(campaign):
-    turn = services.turn_close(turn=_turn(campaign), seed=7)
+    turn = turn_close(turn=_turn(campaign), seed=7)
     published = (turn.seed, turn.seed_hash, turn.closed_at)
 
     with pytest.raises(TurnNotOpen, match="is not open"):
-        services.turn_close(turn=turn, seed=8)
+        turn_close(turn=turn, seed=8)
 
     turn.refresh_from_db()
     assert (turn.seed, turn.seed_hash, turn.closed_at) == published
@@ -199,7 +193,7 @@ def test_a_second_close_is_refused_and_keeps_the_seed(campaign):
 @pytest.mark.parametrize("seed", [-1, 2**63])
 def test_a_seed_out_of_range_is_refused(campaign, seed):
     with pytest.raises(ServiceError, match="63-bit"):
-        services.turn_close(turn=_turn(campaign), seed=seed)
+        turn_close(turn=_turn(campaign), seed=seed)
     assert _turn(campaign).status == Turn.Status.OPEN
 
 
@@ -209,7 +203,7 @@ def test_a_seed_out_of_range_is_refused(campaign, seed):
 def test_resolving_an_open_turn_is_refused(campaign):
     turn = _turn(campaign)
     with pytest.raises(TurnNotOpen, match=f"Turn {turn.number} is still open"):
-        services.turn_resolve(turn_id=turn.pk)
+        turn_resolve(turn_id=turn.pk)
     turn.refresh_from_db()
     assert turn.status == Turn.Status.OPEN
     assert not TurnResolution.objects.exists()
@@ -217,19 +211,19 @@ def test_resolving_an_open_turn_is_refused(campaign):
 
 def test_resolving_twice_is_refused(campaign, submit_orders):
     submit_orders(campaign)
-    turn = services.turn_close(turn=_turn(campaign), seed=1)
-    services.turn_resolve(turn_id=turn.pk)
+    turn = turn_close(turn=_turn(campaign), seed=1)
+    turn_resolve(turn_id=turn.pk)
     with pytest.raises(TurnBusy, match="already"):
-        services.turn_resolve(turn_id=turn.pk)
+        turn_resolve(turn_id=turn.pk)
     assert TurnResolution.objects.filter(turn=turn).count() == 1
 
 
 def test_phases_0_2_record_the_resolution_and_wait_for_battles(campaign, submit_orders):
     submit_orders(campaign)
-    turn = services.turn_close(turn=_turn(campaign), seed=1)
-    before = to_data(services.campaign_state(campaign=campaign))
+    turn = turn_close(turn=_turn(campaign), seed=1)
+    before = to_data(state_current(campaign=campaign))
 
-    resolution = services.turn_resolve(turn_id=turn.pk)
+    resolution = turn_resolve(turn_id=turn.pk)
 
     turn.refresh_from_db()
     assert turn.status == Turn.Status.BATTLES
@@ -246,8 +240,8 @@ def test_phases_0_2_record_the_resolution_and_wait_for_battles(campaign, submit_
 
 def test_a_resolution_that_raises_releases_its_claim(campaign, submit_orders, monkeypatch):
     submit_orders(campaign)
-    turn = services.turn_close(turn=_turn(campaign), seed=1)
-    before = to_data(services.campaign_state(campaign=campaign))
+    turn = turn_close(turn=_turn(campaign), seed=1)
+    before = to_data(state_current(campaign=campaign))
 
     def broken(**kwargs):
         raise RuntimeError("disk full")
@@ -255,16 +249,16 @@ def test_a_resolution_that_raises_releases_its_claim(campaign, submit_orders, mo
     # fails after the resolution record is written: that write must be rolled back too
     monkeypatch.setattr(adapters, "state_save", broken)
     with pytest.raises(RuntimeError, match="disk full"):
-        services.turn_resolve(turn_id=turn.pk)
+        turn_resolve(turn_id=turn.pk)
 
     turn.refresh_from_db()
     assert turn.status == Turn.Status.CLOSED
     assert not TurnResolution.objects.exists() and not Battle.objects.exists()
     campaign.refresh_from_db()
-    assert to_data(services.campaign_state(campaign=campaign)) == before
+    assert to_data(state_current(campaign=campaign)) == before
 
     monkeypatch.undo()  # the claim is free again: a retry resolves the turn
-    services.turn_resolve(turn_id=turn.pk)
+    turn_resolve(turn_id=turn.pk)
     turn.refresh_from_db()
     assert turn.status == Turn.Status.BATTLES
 
@@ -273,22 +267,22 @@ def test_phases_4_8_that_raise_release_their_claim(
     campaign, submit_orders, record_results, monkeypatch
 ):
     submit_orders(campaign)
-    turn = services.turn_close(turn=_turn(campaign), seed=1)
-    services.turn_resolve(turn_id=turn.pk)
+    turn = turn_close(turn=_turn(campaign), seed=1)
+    turn_resolve(turn_id=turn.pk)
     record_results(Turn.objects.get(pk=turn.pk))
 
     def broken(*args, **kwargs):
         raise RuntimeError("worker lost")
 
-    monkeypatch.setattr(services, "resolve_after_battles", broken)
+    monkeypatch.setattr(resolution, "resolve_after_battles", broken)
     with pytest.raises(RuntimeError, match="worker lost"):
-        services.turn_resolve_after_battles(turn_id=turn.pk)
+        turn_resolve_after_battles(turn_id=turn.pk)
     turn.refresh_from_db()
     assert turn.status == Turn.Status.BATTLES
     assert campaign.turns.count() == 1
 
     monkeypatch.undo()
-    services.turn_resolve_after_battles(turn_id=turn.pk)
+    turn_resolve_after_battles(turn_id=turn.pk)
     turn.refresh_from_db()
     assert turn.status == Turn.Status.RESOLVED
 
@@ -300,8 +294,8 @@ def test_phases_4_8_that_raise_release_their_claim(
 def battle(campaign, submit_orders) -> Battle:
     """The one pending battle of turn 1 (seed 1)."""
     submit_orders(campaign)
-    turn = services.turn_close(turn=_turn(campaign), seed=1)
-    services.turn_resolve(turn_id=turn.pk)
+    turn = turn_close(turn=_turn(campaign), seed=1)
+    turn_resolve(turn_id=turn.pk)
     return Battle.objects.get(turn=turn)
 
 
@@ -311,7 +305,7 @@ def _state(battle: Battle):
 
 def test_a_battle_result_is_recorded(battle):
     data = battle_result_data(_state(battle), battle.key)
-    recorded = services.battle_result_record(battle=battle, data=data, resolver="auto")
+    recorded = battle_result_record(battle=battle, data=data, resolver="auto")
     battle.refresh_from_db()
     assert battle.status == Battle.Status.RESOLVED and battle.resolved_at is not None
     assert battle.resolver == Battle.Resolver.AUTO
@@ -327,7 +321,7 @@ def test_a_result_removing_more_figures_than_present_is_refused(battle):
     data["units"].append({"unit_id": unit.id, "killed": unit.figures, "fled": 1})
 
     with pytest.raises(InvalidBattleResult) as e:
-        services.battle_result_record(battle=battle, data=data)
+        battle_result_record(battle=battle, data=data)
 
     assert f"had {unit.figures} figure(s) but the result removes {unit.figures + 1}" in str(e.value)
     battle.refresh_from_db()
@@ -341,8 +335,8 @@ def test_a_result_naming_units_of_another_campaigns_battle_is_refused(
     named fought in this battle. Units from the other campaign's battle did not."""
     other = make_campaign(slug="elsewhere", forces=10, players=4, width=8, height=8, seed=4)
     submit_orders(other, seed=4)
-    turn = services.turn_close(turn=_turn(other), seed=4)
-    services.turn_resolve(turn_id=turn.pk)
+    turn = turn_close(turn=_turn(other), seed=4)
+    turn_resolve(turn_id=turn.pk)
     elsewhere = Battle.objects.filter(turn=turn).first()
     assert elsewhere is not None and elsewhere.campaign_id != battle.campaign_id
     foreign = battle_result_data(_state(elsewhere), elsewhere.key)
@@ -351,33 +345,33 @@ def test_a_result_naming_units_of_another_campaigns_battle_is_refused(
     assert foreign["units"]
 
     with pytest.raises(InvalidBattleResult, match="did not fight in it"):
-        services.battle_result_record(battle=battle, data=foreign)
+        battle_result_record(battle=battle, data=foreign)
     battle.refresh_from_db()
     assert battle.status == Battle.Status.PENDING and battle.result is None
 
 
 def test_a_malformed_result_is_refused(battle):
     with pytest.raises(InvalidBattleResult, match="unknown field"):
-        services.battle_result_record(battle=battle, data={"winner": "a"})
+        battle_result_record(battle=battle, data={"winner": "a"})
 
 
 def test_a_result_when_the_turn_is_not_waiting_for_results_is_refused(battle):
     data = battle_result_data(_state(battle), battle.key)
-    services.battle_result_record(battle=battle, data=data)
-    services.turn_resolve_after_battles(turn_id=battle.turn_id)
+    battle_result_record(battle=battle, data=data)
+    turn_resolve_after_battles(turn_id=battle.turn_id)
     battle.refresh_from_db()
     recorded = battle.result
 
     changed = {**data, "outcomes": {"a": "lost", "b": "won"}}
     with pytest.raises(InvalidBattleResult, match="not waiting for battle results"):
-        services.battle_result_record(battle=battle, data=changed)
+        battle_result_record(battle=battle, data=changed)
     battle.refresh_from_db()
     assert battle.result == recorded
 
 
 def test_phases_4_8_wait_for_every_battle(battle):
     with pytest.raises(ServiceError, match=f"Battles still without a result: {battle.key}"):
-        services.turn_resolve_after_battles(turn_id=battle.turn_id)
+        turn_resolve_after_battles(turn_id=battle.turn_id)
     turn = Turn.objects.get(pk=battle.turn_id)
     assert turn.status == Turn.Status.BATTLES
     assert TurnResolution.objects.filter(turn=turn).count() == 1
@@ -395,25 +389,25 @@ def test_a_full_turn_opens_the_next_turn(campaign, play_turn):
     ) == [TurnResolution.Stage.TURN, TurnResolution.Stage.AFTER]
     campaign.refresh_from_db()
     assert campaign.turn_number == 2
-    current = services.turn_current(campaign=campaign)
+    current = turn_current(campaign=campaign)
     assert (current.number, current.status) == (2, Turn.Status.OPEN)
     assert current.opened_at == turn.resolved_at
-    assert services.campaign_state(campaign=campaign).phase == "orders"
+    assert state_current(campaign=campaign).phase == "orders"
 
     # and the next turn can be played the same way
     second = play_turn(campaign, seed=2)
     assert (second.number, second.status) == (2, Turn.Status.RESOLVED)
-    assert services.turn_current(campaign=campaign).number == 3
+    assert turn_current(campaign=campaign).number == 3
 
 
 def test_a_turn_without_battles_goes_straight_to_phases_4_8(make_campaign, submit_orders):
     campaign = make_campaign(slug="quiet", width=16, height=16)
     submit_orders(campaign)
-    turn = services.turn_close(turn=_turn(campaign), seed=1)
+    turn = turn_close(turn=_turn(campaign), seed=1)
 
-    assert services.turn_resolve(turn_id=turn.pk).pending == []
-    services.turn_resolve_after_battles(turn_id=turn.pk)
+    assert turn_resolve(turn_id=turn.pk).pending == []
+    turn_resolve_after_battles(turn_id=turn.pk)
 
     turn.refresh_from_db()
     assert turn.status == Turn.Status.RESOLVED
-    assert services.turn_current(campaign=campaign).number == 2
+    assert turn_current(campaign=campaign).number == 2

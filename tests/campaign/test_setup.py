@@ -16,9 +16,30 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from campaign import adapters, services
-from campaign import services_setup as setup
+from campaign import adapters
+from campaign.errors import ServiceError
 from campaign.models import Campaign, Holding, Membership, Player, Square, Turn
+from campaign.orders.services import orders_submit
+from campaign.selectors import turn_current
+from campaign.setup.base import SetupClosed
+from campaign.setup.invitations import membership_add, user_get_or_create
+from campaign.setup.map_import import MapFormatError, map_import
+from campaign.setup.options import OPTION_SPECS, options_update
+from campaign.setup.rosters import force_create
+from campaign.setup.services import (
+    campaign_create_blank,
+    campaign_setup_problems,
+    campaign_start,
+    holding_place,
+    holding_remove,
+    player_create,
+    player_delete,
+    player_update,
+    side_create,
+    square_features_set,
+    square_zone_set,
+    territory_thirds_apply,
+)
 from rules.codec import to_data
 from rules.types import Feature, Options
 
@@ -58,14 +79,12 @@ class World:
 def make_world(*, holdings: bool = True, forces: bool = False) -> World:
     """The set-up cast (see the module docstring). With `holdings` each army has its capital
     (red at (1, 1), blue at (7, 4)); with `forces` each has one force on its capital."""
-    user = services.user_get_or_create
+    user = user_get_or_create
     gm = user(username="gina", password="gina-pass-1")
-    campaign = setup.campaign_create_blank(
-        gm=gm, slug="wend", name="Wend Valley", width=9, height=6
-    )
-    red_side = setup.side_create(campaign=campaign, name="Red")
-    blue_side = setup.side_create(campaign=campaign, name="Blue")
-    red = setup.player_create(
+    campaign = campaign_create_blank(gm=gm, slug="wend", name="Wend Valley", width=9, height=6)
+    red_side = side_create(campaign=campaign, name="Red")
+    blue_side = side_create(campaign=campaign, name="Blue")
+    red = player_create(
         campaign=campaign,
         side=red_side,
         name="Red Dwarves",
@@ -73,7 +92,7 @@ def make_world(*, holdings: bool = True, forces: bool = False) -> World:
         colour="#aa0000",
         initial_points=1000,
     )
-    blue = setup.player_create(
+    blue = player_create(
         campaign=campaign,
         side=blue_side,
         name="Blue Orcs",
@@ -81,17 +100,15 @@ def make_world(*, holdings: bool = True, forces: bool = False) -> World:
         colour="#0000aa",
         initial_points=1000,
     )
-    setup.territory_thirds_apply(campaign=campaign, axis="x", west_player=red, east_player=blue)
+    territory_thirds_apply(campaign=campaign, axis="x", west_player=red, east_player=blue)
     if holdings:
-        setup.holding_place(campaign=campaign, player=red, x=1, y=1, name="Karak", capital=True)
-        setup.holding_place(campaign=campaign, player=blue, x=7, y=4, name="Grub", capital=True)
+        holding_place(campaign=campaign, player=red, x=1, y=1, name="Karak", capital=True)
+        holding_place(campaign=campaign, player=blue, x=7, y=4, name="Grub", capital=True)
     if forces:
-        setup.force_create(
+        force_create(
             player=red, name="Hammer", x=1, y=1, status="defend", general=GENERAL, unit=UNIT
         )
-        setup.force_create(
-            player=blue, name="Claw", x=7, y=4, status="probe", general=GENERAL, unit=UNIT
-        )
+        force_create(player=blue, name="Claw", x=7, y=4, status="probe", general=GENERAL, unit=UNIT)
     users = {
         "gm": gm,
         "red": user(username="rhea", password="rhea-pass-1"),
@@ -100,9 +117,9 @@ def make_world(*, holdings: bool = True, forces: bool = False) -> World:
         "outsider": user(username="oscar", password="oscar-pass-1"),
         "anonymous": None,
     }
-    services.membership_add(campaign=campaign, user=users["red"], role="player", player=red)
-    services.membership_add(campaign=campaign, user=users["blue"], role="player", player=blue)
-    services.membership_add(campaign=campaign, user=users["observer"], role="observer")
+    membership_add(campaign=campaign, user=users["red"], role="player", player=red)
+    membership_add(campaign=campaign, user=users["blue"], role="player", player=blue)
+    membership_add(campaign=campaign, user=users["observer"], role="observer")
     campaign.refresh_from_db()
     return World(campaign, red, blue, users)
 
@@ -132,8 +149,8 @@ def test_a_blank_campaign_is_in_setup_with_every_square_and_no_turn(world):
 
 
 def test_a_scenario_campaign_starts_at_once_from_the_incursion_fixture(db):
-    gm = services.user_get_or_create(username="gina")
-    c = setup.campaign_create_blank(
+    gm = user_get_or_create(username="gina")
+    c = campaign_create_blank(
         gm=gm, slug="my-incursion", name="My Incursion", width=5, height=5, scenario="incursion"
     )
     assert not c.setup_open
@@ -157,55 +174,51 @@ def test_a_scenario_campaign_starts_at_once_from_the_incursion_fixture(db):
     ],
 )
 def test_campaign_creation_refusals(world, slug, width, message):
-    with pytest.raises(setup.InvalidSetup, match=message):
-        setup.campaign_create_blank(
-            gm=world.users["gm"], slug=slug, name="X", width=width, height=6
-        )
+    with pytest.raises(ServiceError, match=message):
+        campaign_create_blank(gm=world.users["gm"], slug=slug, name="X", width=width, height=6)
 
 
 def test_an_unknown_scenario_is_refused(world):
-    with pytest.raises(setup.InvalidSetup, match="Unknown scenario 'conquest'"):
-        setup.campaign_create_blank(
-            gm=world.users["gm"], slug="other", name="X", scenario="conquest"
-        )
+    with pytest.raises(ServiceError, match="Unknown scenario 'conquest'"):
+        campaign_create_blank(gm=world.users["gm"], slug="other", name="X", scenario="conquest")
 
 
 # --- the map ---------------------------------------------------------------------------------
 
 
 def test_square_features_are_stored_sorted_without_open(world):
-    sq = setup.square_features_set(
+    sq = square_features_set(
         campaign=world.campaign, x=4, y=2, features=["river", "open", Feature.FOREST]
     )
     assert sq.features == ["forest", "river"]
-    setup.square_features_set(campaign=world.campaign, x=4, y=2, features=["open"])
+    square_features_set(campaign=world.campaign, x=4, y=2, features=["open"])
     assert _features(world.campaign, 4, 2) == []
 
 
 def test_square_edits_refuse_unknown_features_and_squares_off_the_map(world):
-    with pytest.raises(setup.InvalidSetup, match="Unknown feature 'lava'") as e:
-        setup.square_features_set(campaign=world.campaign, x=0, y=0, features=["lava"])
-    assert "features" in e.value.errors
-    with pytest.raises(setup.InvalidSetup, match=r"\(9, 0\) is off the 9×6 map"):
-        setup.square_features_set(campaign=world.campaign, x=9, y=0, features=[])
+    with pytest.raises(ServiceError, match="Unknown feature 'lava'") as e:
+        square_features_set(campaign=world.campaign, x=0, y=0, features=["lava"])
+    assert "features" in e.value.field_messages
+    with pytest.raises(ServiceError, match=r"\(9, 0\) is off the 9×6 map"):
+        square_features_set(campaign=world.campaign, x=9, y=0, features=[])
 
 
 def test_terrain_under_a_holding_must_suit_its_owners_race(world):
     # Dwarves may hold a mountain (R2.3.4) …
-    setup.square_features_set(campaign=world.campaign, x=1, y=1, features=["mountain"])
+    square_features_set(campaign=world.campaign, x=1, y=1, features=["mountain"])
     # … but not a forest: the change is refused and undone
-    with pytest.raises(setup.InvalidSetup, match="forest, not allowed to Dwarves"):
-        setup.square_features_set(campaign=world.campaign, x=1, y=1, features=["forest"])
+    with pytest.raises(ServiceError, match="forest, not allowed to Dwarves"):
+        square_features_set(campaign=world.campaign, x=1, y=1, features=["forest"])
     assert _features(world.campaign, 1, 1) == ["mountain"]
-    with pytest.raises(setup.InvalidSetup, match="friendly territory"):
-        setup.square_zone_set(campaign=world.campaign, x=1, y=1, zone="")
+    with pytest.raises(ServiceError, match="friendly territory"):
+        square_zone_set(campaign=world.campaign, x=1, y=1, zone="")
 
 
 def test_square_zone_names_a_player(world):
-    setup.square_zone_set(campaign=world.campaign, x=4, y=0, zone="blue-orcs")
+    square_zone_set(campaign=world.campaign, x=4, y=0, zone="blue-orcs")
     assert Square.objects.get(campaign=world.campaign, x=4, y=0).zone == "blue-orcs"
-    with pytest.raises(setup.InvalidSetup, match="'nobody' is not a player"):
-        setup.square_zone_set(campaign=world.campaign, x=4, y=0, zone="nobody")
+    with pytest.raises(ServiceError, match="'nobody' is not a player"):
+        square_zone_set(campaign=world.campaign, x=4, y=0, zone="nobody")
 
 
 def test_map_import_json_replaces_size_features_and_zones(world):
@@ -219,7 +232,7 @@ def test_map_import_json_replaces_size_features_and_zones(world):
             {"x": 2, "y": 1, "features": ["mountain", "pass", "road"]},
         ],
     }
-    setup.map_import(campaign=world.campaign, data=json.dumps(doc))
+    map_import(campaign=world.campaign, data=json.dumps(doc))
     c = world.refresh()
     assert (c.width, c.height) == (4, 3)
     assert Square.objects.filter(campaign=c).count() == 12
@@ -235,7 +248,7 @@ def test_map_import_json_takes_a_whole_state_document(world):
         "turn": 1,
         "map": {"width": 3, "height": 3, "squares": [{"x": 1, "y": 1, "features": ["swamp"]}]},
     }
-    setup.map_import(campaign=world.campaign, data=json.dumps(doc), format="json")
+    map_import(campaign=world.campaign, data=json.dumps(doc), format="json")
     assert _features(world.refresh(), 1, 1) == ["swamp"]
 
 
@@ -261,8 +274,8 @@ def test_map_import_json_takes_a_whole_state_document(world):
     ],
 )
 def test_map_import_json_errors_say_where(world, text, message):
-    with pytest.raises(setup.MapFormatError) as e:
-        setup.map_import(campaign=world.campaign, data=text)
+    with pytest.raises(MapFormatError) as e:
+        map_import(campaign=world.campaign, data=text)
     assert any(message in m for m in e.value.messages), e.value.messages
     assert world.refresh().width == 9  # nothing changed
 
@@ -276,7 +289,7 @@ def test_map_import_csv_one_row_per_line(world):
         "mountain+pass@red-dwarves,,swamp,\n"
         "\n"
     )
-    parsed = setup.map_import(campaign=world.campaign, data=text)
+    parsed = map_import(campaign=world.campaign, data=text)
     assert (parsed.width, parsed.height) == (4, 3)
     c = world.refresh()
     assert _features(c, 1, 0) == ["forest", "river"]
@@ -289,7 +302,7 @@ def test_map_import_csv_one_row_per_line(world):
 
 def test_map_import_csv_with_semicolons(world):
     Holding.objects.filter(campaign=world.campaign).delete()
-    setup.map_import(campaign=world.campaign, data="hill;;\n;forest;\n;;swamp\n", format="csv")
+    map_import(campaign=world.campaign, data="hill;;\n;forest;\n;;swamp\n", format="csv")
     assert _features(world.refresh(), 1, 1) == ["forest"]
 
 
@@ -322,16 +335,16 @@ def test_map_import_csv_with_semicolons(world):
     ],
 )
 def test_map_import_csv_errors_give_line_and_column(world, text, messages):
-    with pytest.raises(setup.MapFormatError) as e:
-        setup.map_import(campaign=world.campaign, data=text, format="csv")
+    with pytest.raises(MapFormatError) as e:
+        map_import(campaign=world.campaign, data=text, format="csv")
     for message in messages:
         assert any(message in m for m in e.value.messages), e.value.messages
     assert world.refresh().width == 9
 
 
 def test_map_import_keeps_placed_holdings_on_the_map(world):
-    with pytest.raises(setup.InvalidSetup, match="does not fit") as e:
-        setup.map_import(campaign=world.campaign, data="open,open,open\n" * 3)
+    with pytest.raises(ServiceError, match="does not fit") as e:
+        map_import(campaign=world.campaign, data="open,open,open\n" * 3)
     assert any("off the map" in m for m in e.value.messages)
     c = world.refresh()
     assert (c.width, c.height) == (9, 6)
@@ -354,7 +367,7 @@ def test_thirds_split_columns_between_the_two_opponents(world):
 
 def test_thirds_along_rows(world):
     Holding.objects.filter(campaign=world.campaign).delete()
-    setup.territory_thirds_apply(
+    territory_thirds_apply(
         campaign=world.campaign, axis="y", west_player=world.blue, east_player=world.red
     )
     zone = {
@@ -367,24 +380,24 @@ def test_thirds_along_rows(world):
 
 
 def test_thirds_go_to_two_opponents(world):
-    ally = setup.player_create(campaign=world.campaign, side=world.red.side, name="Red Elves")
-    with pytest.raises(setup.InvalidSetup, match="opponents"):
-        setup.territory_thirds_apply(
+    ally = player_create(campaign=world.campaign, side=world.red.side, name="Red Elves")
+    with pytest.raises(ServiceError, match="opponents"):
+        territory_thirds_apply(
             campaign=world.campaign, axis="x", west_player=world.red, east_player=ally
         )
-    with pytest.raises(setup.InvalidSetup, match="different player"):
-        setup.territory_thirds_apply(
+    with pytest.raises(ServiceError, match="different player"):
+        territory_thirds_apply(
             campaign=world.campaign, axis="x", west_player=world.red, east_player=world.red
         )
-    with pytest.raises(setup.InvalidSetup, match="axis must be 'x' or 'y'"):
-        setup.territory_thirds_apply(
+    with pytest.raises(ServiceError, match="axis must be 'x' or 'y'"):
+        territory_thirds_apply(
             campaign=world.campaign, axis="z", west_player=world.red, east_player=world.blue
         )
 
 
 def test_thirds_that_would_strand_a_holding_are_refused(world):
-    with pytest.raises(setup.InvalidSetup, match="friendly territory"):
-        setup.territory_thirds_apply(
+    with pytest.raises(ServiceError, match="friendly territory"):
+        territory_thirds_apply(
             campaign=world.campaign, axis="x", west_player=world.blue, east_player=world.red
         )
     assert Square.objects.get(campaign=world.campaign, x=0, y=0).zone == "red-dwarves"
@@ -401,9 +414,9 @@ def test_holdings_get_fresh_keys_from_the_campaign_counter(world):
 
 
 def test_a_holding_stands_in_its_owners_third(world):
-    with pytest.raises(setup.InvalidSetup, match="not in red-dwarves's friendly territory") as e:
-        setup.holding_place(campaign=world.campaign, player=world.red, x=4, y=4)
-    assert "x" in e.value.errors
+    with pytest.raises(ServiceError, match="not in red-dwarves's friendly territory") as e:
+        holding_place(campaign=world.campaign, player=world.red, x=4, y=4)
+    assert "x" in e.value.field_messages
 
 
 @pytest.mark.parametrize(
@@ -412,10 +425,10 @@ def test_a_holding_stands_in_its_owners_third(world):
 def test_holdings_of_one_owner_are_three_squares_apart(world, x, y, ok):
     # red's capital is at (1, 1): Chebyshev distance 2 is too close, 3 is enough (R2.3.3)
     if ok:
-        setup.holding_place(campaign=world.campaign, player=world.red, x=x, y=y)
+        holding_place(campaign=world.campaign, player=world.red, x=x, y=y)
     else:
-        with pytest.raises(setup.InvalidSetup, match="at least 3 apart"):
-            setup.holding_place(campaign=world.campaign, player=world.red, x=x, y=y)
+        with pytest.raises(ServiceError, match="at least 3 apart"):
+            holding_place(campaign=world.campaign, player=world.red, x=x, y=y)
 
 
 @pytest.mark.parametrize(
@@ -432,59 +445,59 @@ def test_holdings_of_one_owner_are_three_squares_apart(world, x, y, ok):
 def test_holding_terrain_and_the_race_exceptions(world, who, feature, allowed):
     player = getattr(world, who)
     x, y = (1, 5) if who == "red" else (7, 1)  # three squares from the capital
-    setup.square_features_set(campaign=world.campaign, x=x, y=y, features=[feature])
+    square_features_set(campaign=world.campaign, x=x, y=y, features=[feature])
     if allowed:
-        h = setup.holding_place(campaign=world.campaign, player=player, x=x, y=y)
+        h = holding_place(campaign=world.campaign, player=player, x=x, y=y)
         assert (h.x, h.y, h.capital) == (x, y, False)
     else:
-        with pytest.raises(setup.InvalidSetup, match=f"stands on {feature}, not allowed"):
-            setup.holding_place(campaign=world.campaign, player=player, x=x, y=y)
+        with pytest.raises(ServiceError, match=f"stands on {feature}, not allowed"):
+            holding_place(campaign=world.campaign, player=player, x=x, y=y)
 
 
 def test_wood_elves_and_goblins_build_in_forests(world):
     for race in ("Wood Elves", "goblin"):
-        setup.player_update(player=world.blue, race=race)
-        setup.square_features_set(campaign=world.campaign, x=7, y=0, features=["forest"])
-        h = setup.holding_place(campaign=world.campaign, player=world.blue, x=7, y=0)
-        setup.holding_remove(holding=h)
+        player_update(player=world.blue, race=race)
+        square_features_set(campaign=world.campaign, x=7, y=0, features=["forest"])
+        h = holding_place(campaign=world.campaign, player=world.blue, x=7, y=0)
+        holding_remove(holding=h)
 
 
 def test_one_capital_per_army(world):
-    with pytest.raises(setup.InvalidSetup, match="has a capital already") as e:
-        setup.holding_place(campaign=world.campaign, player=world.red, x=1, y=4, capital=True)
-    assert "capital" in e.value.errors
+    with pytest.raises(ServiceError, match="has a capital already") as e:
+        holding_place(campaign=world.campaign, player=world.red, x=1, y=4, capital=True)
+    assert "capital" in e.value.field_messages
 
 
 def test_a_race_change_keeps_holdings_legal(world):
-    setup.square_features_set(campaign=world.campaign, x=1, y=1, features=["mountain"])
-    with pytest.raises(setup.InvalidSetup, match="mountain, not allowed to Men"):
-        setup.player_update(player=world.red, race="Men")
+    square_features_set(campaign=world.campaign, x=1, y=1, features=["mountain"])
+    with pytest.raises(ServiceError, match="mountain, not allowed to Men"):
+        player_update(player=world.red, race="Men")
     assert Player.objects.get(pk=world.red.pk).race == "Dwarves"
 
 
 def test_holding_features_need_the_option(world):
-    with pytest.raises(setup.InvalidSetup, match="not in use"):
-        setup.holding_place(campaign=world.campaign, player=world.red, x=1, y=4, feature="village")
-    setup.options_update(campaign=world.campaign, data={"holding_features": True})
-    h = setup.holding_place(campaign=world.campaign, player=world.red, x=1, y=4, feature="village")
+    with pytest.raises(ServiceError, match="not in use"):
+        holding_place(campaign=world.campaign, player=world.red, x=1, y=4, feature="village")
+    options_update(campaign=world.campaign, data={"holding_features": True})
+    h = holding_place(campaign=world.campaign, player=world.red, x=1, y=4, feature="village")
     assert (
         adapters.state_load(campaign=world.refresh()).holdings[-1].feature == h.feature == "village"
     )
-    with pytest.raises(setup.InvalidSetup, match="Unknown holding feature"):
-        setup.holding_place(campaign=world.campaign, player=world.red, x=2, y=5, feature="castle")
+    with pytest.raises(ServiceError, match="Unknown holding feature"):
+        holding_place(campaign=world.campaign, player=world.red, x=2, y=5, feature="castle")
 
 
 # --- options ---------------------------------------------------------------------------------
 
 
 def test_every_option_has_a_rule_and_an_explanation():
-    assert [s.name for s in setup.OPTION_SPECS] == [f.name for f in fields(Options)]
-    for spec in setup.OPTION_SPECS:
+    assert [s.name for s in OPTION_SPECS] == [f.name for f in fields(Options)]
+    for spec in OPTION_SPECS:
         assert spec.rule and str(spec.help), spec.name
 
 
 def test_every_naran_option_is_off_by_default_except_naran_terrain():
-    for spec in setup.OPTION_SPECS:
+    for spec in OPTION_SPECS:
         if spec.naran and isinstance(spec.default, bool):
             assert spec.default is (spec.name == "naran_terrain"), spec.name
 
@@ -503,11 +516,11 @@ def test_options_update_sets_every_field(world):
         "unit_orders_max_points": 500,
         "naran_terrain": False,
     }
-    options = setup.options_update(campaign=world.campaign, data=data)
+    options = options_update(campaign=world.campaign, data=data)
     assert options.climate.value == "cold" and options.battle_max_turns == 10
     loaded = adapters.state_load(campaign=world.refresh()).options
     assert loaded == options and loaded.unit_orders_max_points == 500 and not loaded.naran_terrain
-    setup.options_update(campaign=world.campaign, data={"unit_orders_max_points": None})
+    options_update(campaign=world.campaign, data={"unit_orders_max_points": None})
     assert world.refresh().options["unit_orders_max_points"] is None
     assert world.campaign.options["battle_result_method"] == "italian"  # the rest kept
 
@@ -518,14 +531,14 @@ def test_options_update_sets_every_field(world):
         ({"battle_result_method": "dutch"}, "battle_result_method", "is not one of core, italian"),
         ({"climate": "arctic"}, "climate", "is not one of cold"),
         ({"battle_max_turns": 0}, "battle_max_turns", "at least 1"),
-        ({"no_such_option": True}, None, "Unknown option(s): no_such_option"),
-        ({"weather_phase": "yes"}, None, "expected true or false"),
+        ({"no_such_option": True}, "__all__", "Unknown option(s): no_such_option"),
+        ({"weather_phase": "yes"}, "__all__", "expected true or false"),
     ],
 )
 def test_options_update_refusals(world, data, field, message):
-    with pytest.raises(setup.InvalidSetup) as e:
-        setup.options_update(campaign=world.campaign, data=data)
-    assert any(message in m for m in e.value.errors[field]), e.value.errors
+    with pytest.raises(ServiceError) as e:
+        options_update(campaign=world.campaign, data=data)
+    assert any(message in m for m in e.value.field_messages[field]), e.value.field_messages
 
 
 # --- the start -------------------------------------------------------------------------------
@@ -533,39 +546,39 @@ def test_options_update_refusals(world, data, field, message):
 
 def test_the_start_needs_capitals_and_valid_forces(world):
     Holding.objects.filter(campaign=world.campaign, owner=world.blue).delete()
-    problems = setup.campaign_setup_problems(campaign=world.campaign)
+    problems = campaign_setup_problems(campaign=world.campaign)
     assert "Player blue-orcs has 0 capitals; each player has exactly one." in problems
     assert any("Red Dwarves has no force" in p for p in problems)
-    with pytest.raises(setup.InvalidSetup):
-        setup.campaign_start(campaign=world.campaign)
+    with pytest.raises(ServiceError):
+        campaign_start(campaign=world.campaign)
     assert world.refresh().setup_open and not world.campaign.turns.exists()
 
 
 def test_the_start_needs_two_sides(world):
     Holding.objects.filter(campaign=world.campaign, owner=world.blue).delete()
     Membership.objects.filter(player=world.blue).delete()
-    setup.player_delete(player=world.blue)
-    assert "A campaign needs armies on at least two sides (§1.1)." in setup.campaign_setup_problems(
+    player_delete(player=world.blue)
+    assert "A campaign needs armies on at least two sides (§1.1)." in campaign_setup_problems(
         campaign=world.campaign
     )
 
 
 def test_the_start_opens_turn_one_and_closes_setup(settings):
     w = make_world(forces=True)
-    assert setup.campaign_setup_problems(campaign=w.campaign) == []
-    turn = setup.campaign_start(campaign=w.campaign)
+    assert campaign_setup_problems(campaign=w.campaign) == []
+    turn = campaign_start(campaign=w.campaign)
     assert (turn.number, turn.status) == (1, Turn.Status.OPEN) and turn.opened_at
     c = w.refresh()
     assert not c.setup_open
-    assert services.turn_current(campaign=c) == turn
-    with pytest.raises(setup.SetupClosed, match="closed"):
-        setup.square_features_set(campaign=c, x=0, y=0, features=["hill"])
-    with pytest.raises(setup.SetupClosed):
-        setup.options_update(campaign=c, data={"weather_phase": True})
-    with pytest.raises(setup.SetupClosed):
-        setup.campaign_start(campaign=c)
+    assert turn_current(campaign=c) == turn
+    with pytest.raises(SetupClosed, match="closed"):
+        square_features_set(campaign=c, x=0, y=0, features=["hill"])
+    with pytest.raises(SetupClosed):
+        options_update(campaign=c, data={"weather_phase": True})
+    with pytest.raises(SetupClosed):
+        campaign_start(campaign=c)
     # the started campaign plays: orders for turn 1 are accepted
-    services.orders_submit(player=w.red, turn=turn, data={"forces": {}})
+    orders_submit(player=w.red, turn=turn, data={"forces": {}})
 
 
 # --- pages: creating a campaign --------------------------------------------------------------
@@ -627,7 +640,7 @@ def test_map_editor_full_page(world):
     assert response.status_code == 200
     html = response.content.decode()
     assert "<html" in html and 'id="brush-form"' in html and 'id="square-form"' in html
-    assert html.count('<rect class="b b-') == 9 * 6
+    assert html.count('<a class="click"') == 9 * 6  # every square of the 9 × 6 map
     assert html.count(f'hx-post="{world.url("setup-square")}"') == 9 * 6
     assert 'href="?x=4&amp;y=2#square-form"' in html  # the plain fallback beside each hx-post
     assert 'value="zone:red-dwarves"' in html and 'value="feature:forest"' in html
@@ -635,7 +648,7 @@ def test_map_editor_full_page(world):
 
 
 def test_map_editor_selects_a_square_for_the_plain_form(world):
-    setup.square_features_set(campaign=world.campaign, x=4, y=2, features=["hill", "road"])
+    square_features_set(campaign=world.campaign, x=4, y=2, features=["hill", "road"])
     response = world.client("gm").get(world.url("setup-map") + "?x=4&y=2")
     form = response.context["square_form"]
     assert form.initial == {"x": 4, "y": 2, "features": ["hill", "road"], "zone": ""}
@@ -646,7 +659,7 @@ def test_map_editor_htmx_fragment(world):
     html = response.content.decode()
     assert response.status_code == 200
     assert html.lstrip().startswith('<div id="map-grid"') and "<html" not in html
-    assert html.count('<rect class="b b-') == 54
+    assert html.count('<a class="click"') == 54
 
 
 def test_clicking_a_square_toggles_the_brush_feature(world):
@@ -657,7 +670,7 @@ def test_clicking_a_square_toggles_the_brush_feature(world):
     assert response.status_code == 200
     html = response.content.decode()
     assert html.lstrip().startswith('<div id="map-grid"') and "<html" not in html
-    assert '<rect class="b b-forest"' in html
+    assert 'class="terrain t-forest"' in html
     assert _features(world.campaign, 4, 2) == ["forest"]
     client.post(url, {"x": 4, "y": 2, "brush": "feature:river"}, headers=hx)
     assert _features(world.campaign, 4, 2) == ["forest", "river"]
@@ -729,7 +742,7 @@ def test_anonymous_visitors_are_sent_to_log_in(world, name):
 
 def test_the_map_is_closed_once_the_campaign_started(settings):
     w = make_world(forces=True)
-    setup.campaign_start(campaign=w.campaign)
+    campaign_start(campaign=w.campaign)
     assert w.client("gm").get(w.url("setup-map")).status_code == 403
 
 
@@ -788,13 +801,13 @@ def test_holdings_page_gm_places_for_any_army(world):
     assert "Karak" in html and "Grub" in html
     response = client.post(
         world.url("setup-holdings"),
-        {"action": "place", "player": "blue-orcs", "name": "Mud", "x": 7, "y": 0},
+        {"player": "blue-orcs", "name": "Mud", "x": 7, "y": 0},
     )
     assert response.status_code == 302
     assert Holding.objects.get(campaign=world.campaign, name="Mud").owner == world.blue
     response = client.post(
         world.url("setup-holdings"),
-        {"action": "place", "player": "blue-orcs", "name": "Too close", "x": 8, "y": 2},
+        {"player": "blue-orcs", "name": "Too close", "x": 8, "y": 2},
     )
     assert response.status_code == 400
     assert "at least 3 apart" in str(response.context["form"].errors["x"])
@@ -810,16 +823,14 @@ def test_holdings_page_a_player_places_only_his_own(world):
     assert "Grub" not in client.get(world.url("setup-holdings")).content.decode()
     response = client.post(
         world.url("setup-holdings"),
-        {"action": "place", "player": "blue-orcs", "x": 7, "y": 0},
+        {"player": "blue-orcs", "x": 7, "y": 0},
     )
     assert response.status_code == 400  # blue is not among his choices
     assert not Holding.objects.filter(campaign=world.campaign, x=7, y=0).exists()
     grub = Holding.objects.get(campaign=world.campaign, name="Grub")
-    response = client.post(world.url("setup-holdings"), {"action": "remove", "key": grub.key})
+    response = client.post(world.url("setup-holding-remove", grub.key))
     assert response.status_code == 403
-    response = client.post(
-        world.url("setup-holdings"), {"action": "place", "player": "red-dwarves", "x": 1, "y": 4}
-    )
+    response = client.post(world.url("setup-holdings"), {"player": "red-dwarves", "x": 1, "y": 4})
     assert response.status_code == 302
     assert world.client("observer").get(world.url("setup-holdings")).status_code == 403
     assert world.client("outsider").get(world.url("setup-holdings")).status_code == 404
@@ -829,16 +840,10 @@ def test_players_page_creates_sides_and_armies(world):
     client = world.client("gm")
     html = client.get(world.url("setup-players")).content.decode()
     assert "Red Dwarves" in html and "rhea" in html and 'list="races"' in html
-    assert (
-        client.post(
-            world.url("setup-players"), {"action": "side-create", "side-name": "Green"}
-        ).status_code
-        == 302
-    )
+    assert client.post(world.url("setup-side-add"), {"side-name": "Green"}).status_code == 302
     response = client.post(
-        world.url("setup-players"),
+        world.url("setup-player-add"),
         {
-            "action": "player-create",
             "name": "Goblin Horde",
             "side": "green",
             "race": "Goblins",
@@ -850,10 +855,8 @@ def test_players_page_creates_sides_and_armies(world):
     p = Player.objects.get(campaign=world.campaign, key="goblin-horde")
     assert (p.side.key, p.race, p.initial_points, p.light) == ("green", "Goblins", 800, False)
     response = client.post(
-        world.url("setup-players"),
+        world.url("setup-player-save", p.key),
         {
-            "action": "player-update",
-            "key": p.key,
             "name": "Goblin Horde",
             "side": "green",
             "race": "Goblins",
@@ -865,23 +868,16 @@ def test_players_page_creates_sides_and_armies(world):
     assert response.status_code == 302
     p.refresh_from_db()
     assert (p.colour, p.initial_points, p.light) == ("#00bb00", 900, True)
-    response = client.post(
-        world.url("setup-players"), {"action": "player-delete", "key": "red-dwarves"}
-    )
+    response = client.post(world.url("setup-player-delete", "red-dwarves"))
     assert response.status_code == 400 and "played by rhea" in response.content.decode()
-    assert (
-        client.post(
-            world.url("setup-players"), {"action": "player-delete", "key": p.key}
-        ).status_code
-        == 302
-    )
+    assert client.post(world.url("setup-player-delete", p.key)).status_code == 302
 
 
 def test_options_page_shows_every_option_with_rule_and_default(world):
     response = world.client("gm").get(world.url("setup-options"))
     assert response.status_code == 200
     html = response.content.decode()
-    for spec in setup.OPTION_SPECS:
+    for spec in OPTION_SPECS:
         assert f'<code class="option-name">{spec.name}</code>' in html and spec.rule in html
     assert 'name="battle_result_method"' in html and "Save the options" in html
     row = next(
@@ -891,7 +887,7 @@ def test_options_page_shows_every_option_with_rule_and_default(world):
 
 
 def test_options_page_saves(world):
-    data = {s.name: s.default for s in setup.OPTION_SPECS if s.default is not None}
+    data = {s.name: s.default for s in OPTION_SPECS if s.default is not None}
     data = {k: v for k, v in data.items() if v is not False}  # unchecked boxes are not sent
     data.update({"random_events": "on", "battle_result_method": "english", "battle_max_turns": 9})
     response = world.client("gm").post(world.url("setup-options"), data)
@@ -926,12 +922,8 @@ def test_start_page_lists_what_is_missing_then_starts(settings):
     html = client.get(w.url("start")).content.decode()
     assert "Red Dwarves has no force" in html and "Start the campaign</button>" not in html
     assert client.post(w.url("start")).status_code == 400
-    setup.force_create(
-        player=w.red, name="A", x=1, y=1, status="defend", general=GENERAL, unit=UNIT
-    )
-    setup.force_create(
-        player=w.blue, name="B", x=7, y=4, status="defend", general=GENERAL, unit=UNIT
-    )
+    force_create(player=w.red, name="A", x=1, y=1, status="defend", general=GENERAL, unit=UNIT)
+    force_create(player=w.blue, name="B", x=7, y=4, status="defend", general=GENERAL, unit=UNIT)
     assert "Start the campaign</button>" in client.get(w.url("start")).content.decode()
     assert w.client("red").post(w.url("start")).status_code == 403
     response = client.post(w.url("start"))

@@ -12,10 +12,30 @@ import pytest
 from django.utils import timezone
 
 from battles.models import Battle
-from campaign import services, services_turn, tasks
+from campaign.adapters import state_current
+from campaign.errors import ServiceError, TurnBusy, TurnNotOpen
 from campaign.models import Orders, Turn, TurnResolution
-from campaign.services import ServiceError, TurnBusy, TurnNotOpen
-from campaign.services_turn import ClockError
+from campaign.orders.services import orders_submit
+from campaign.selectors import turn_current
+from campaign.setup.services import campaign_create
+from campaign.turns.services import (
+    ClockError,
+    turn_advance,
+    turn_all_confirmed,
+    turn_close,
+    turn_close_due,
+    turn_close_if_ready,
+    turn_extend,
+    turn_open,
+    turn_pause,
+    turn_resolve,
+    turn_resume,
+)
+from campaign.turns.tasks import (
+    deadlines_check_task,
+    turn_resolve_after_battles_task,
+    turn_resolve_task,
+)
 from config import celery_app
 from notifications.models import Kind, Notification
 
@@ -35,7 +55,7 @@ def eager():
 
 @pytest.fixture
 def turn(cast) -> Turn:
-    return services.turn_current(campaign=cast.campaign)
+    return turn_current(campaign=cast.campaign)
 
 
 def _reload(turn: Turn) -> Turn:
@@ -46,7 +66,7 @@ def _confirm_all(campaign, turn: Turn) -> None:
     """Each demo player confirms the orders load_demo saved for him."""
     for player in campaign.players.all():
         saved = Orders.objects.filter(turn=turn, player=player).first()
-        services.orders_submit(
+        orders_submit(
             player=player, turn=turn, data=saved.data if saved else {"forces": {}}, confirm=True
         )
 
@@ -62,9 +82,7 @@ def test_the_gm_sets_a_deadline_read_in_its_time_zone(
     turn, mailoutbox, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        services_turn.turn_open(
-            turn=turn, deadline=datetime(2099, 1, 10, 18, 0), timezone="Europe/Rome"
-        )
+        turn_open(turn=turn, deadline=datetime(2099, 1, 10, 18, 0), timezone="Europe/Rome")
 
     turn = _reload(turn)
     assert turn.deadline == datetime(2099, 1, 10, 17, 0, tzinfo=UTC)  # CET is UTC+1
@@ -77,21 +95,21 @@ def test_the_gm_sets_a_deadline_read_in_its_time_zone(
 
 def test_a_deadline_must_be_in_the_future_and_its_zone_real(turn):
     with pytest.raises(ClockError, match="in the future"):
-        services_turn.turn_open(turn=turn, deadline=_in_days(-1), timezone="UTC")
+        turn_open(turn=turn, deadline=_in_days(-1), timezone="UTC")
     with pytest.raises(ClockError, match="not a time zone"):
-        services_turn.turn_open(turn=turn, deadline=_in_days(1), timezone="Mars/Olympus")
+        turn_open(turn=turn, deadline=_in_days(1), timezone="Mars/Olympus")
     assert _reload(turn).deadline is None
 
 
 def test_only_an_open_turn_gets_a_deadline(turn):
-    services.turn_close(turn=turn, seed=SEED)
+    turn_close(turn=turn, seed=SEED)
     with pytest.raises(TurnNotOpen):
-        services_turn.turn_open(turn=turn, deadline=_in_days(1), timezone="UTC")
+        turn_open(turn=turn, deadline=_in_days(1), timezone="UTC")
 
 
 def test_the_deadline_can_be_cleared(turn):
-    services_turn.turn_open(turn=turn, deadline=_in_days(2), timezone="UTC")
-    services_turn.turn_open(turn=turn, deadline=None, timezone="UTC")
+    turn_open(turn=turn, deadline=_in_days(2), timezone="UTC")
+    turn_open(turn=turn, deadline=None, timezone="UTC")
     assert _reload(turn).deadline is None
 
 
@@ -99,20 +117,20 @@ def test_the_deadline_can_be_cleared(turn):
 
 
 def test_at_most_three_extensions_of_at_most_seven_days(turn):
-    services_turn.turn_open(turn=turn, deadline=_in_days(2), timezone="UTC")
+    turn_open(turn=turn, deadline=_in_days(2), timezone="UTC")
     deadline = _reload(turn).deadline
 
     with pytest.raises(ClockError, match="at most 7 days"):
-        services_turn.turn_extend(turn=turn, days=7, hours=1)
+        turn_extend(turn=turn, days=7, hours=1)
     with pytest.raises(ClockError, match="must add some time"):
-        services_turn.turn_extend(turn=turn)
+        turn_extend(turn=turn)
     with pytest.raises(ClockError, match="cannot be negative"):
-        services_turn.turn_extend(turn=turn, days=-1)
-    services_turn.turn_extend(turn=turn, days=7)
-    services_turn.turn_extend(turn=turn, hours=5)
-    services_turn.turn_extend(turn=turn, days=1, hours=1)
+        turn_extend(turn=turn, days=-1)
+    turn_extend(turn=turn, days=7)
+    turn_extend(turn=turn, hours=5)
+    turn_extend(turn=turn, days=1, hours=1)
     with pytest.raises(ClockError, match="extended 3 times already"):
-        services_turn.turn_extend(turn=turn, hours=1)
+        turn_extend(turn=turn, hours=1)
 
     turn = _reload(turn)
     assert turn.extensions == 3
@@ -121,32 +139,32 @@ def test_at_most_three_extensions_of_at_most_seven_days(turn):
 
 def test_a_turn_without_deadline_cannot_be_extended(turn):
     with pytest.raises(ClockError, match="no deadline to extend"):
-        services_turn.turn_extend(turn=turn, days=1)
+        turn_extend(turn=turn, days=1)
 
 
 # --- pause and resume ------------------------------------------------------------------------
 
 
 def test_a_paused_deadline_does_not_fire(turn):
-    services_turn.turn_open(turn=turn, deadline=_in_days(1), timezone="UTC")
-    services_turn.turn_pause(turn=turn)
+    turn_open(turn=turn, deadline=_in_days(1), timezone="UTC")
+    turn_pause(turn=turn)
     Turn.objects.filter(pk=turn.pk).update(deadline=timezone.now() - timedelta(minutes=1))
 
-    assert services_turn.turn_close_due() == []
+    assert turn_close_due() == []
     assert _reload(turn).status == Turn.Status.OPEN
 
 
 def test_resuming_moves_the_deadline_on_by_the_paused_time(turn):
-    services_turn.turn_open(turn=turn, deadline=_in_days(1), timezone="UTC")
-    services_turn.turn_pause(turn=turn)
+    turn_open(turn=turn, deadline=_in_days(1), timezone="UTC")
+    turn_pause(turn=turn)
     turn = _reload(turn)
     assert turn.paused
     # the turn was paused two hours ago
     started = timezone.now() - timedelta(hours=2)
-    Turn.objects.filter(pk=turn.pk).update(carry={"clock": {"paused_at": started.isoformat()}})
+    Turn.objects.filter(pk=turn.pk).update(paused_at=started)
     deadline = turn.deadline
 
-    services_turn.turn_resume(turn=turn)
+    turn_resume(turn=turn)
 
     turn = _reload(turn)
     assert not turn.paused
@@ -157,27 +175,27 @@ def test_resuming_moves_the_deadline_on_by_the_paused_time(turn):
 
 def test_pause_and_resume_refuse_what_makes_no_sense(turn):
     with pytest.raises(ClockError, match="not paused"):
-        services_turn.turn_resume(turn=turn)
-    services_turn.turn_pause(turn=turn)
+        turn_resume(turn=turn)
+    turn_pause(turn=turn)
     with pytest.raises(ClockError, match="already paused"):
-        services_turn.turn_pause(turn=turn)
+        turn_pause(turn=turn)
 
 
 def test_a_paused_turn_state_is_the_rules_state(turn, cast):
-    before = services.campaign_state(campaign=cast.campaign)
-    services_turn.turn_pause(turn=turn)
-    assert services.campaign_state(campaign=cast.campaign) == before
+    before = state_current(campaign=cast.campaign)
+    turn_pause(turn=turn)
+    assert state_current(campaign=cast.campaign) == before
 
 
 # --- closing ---------------------------------------------------------------------------------
 
 
 def test_at_the_deadline_the_turn_closes_and_resolves(turn, django_capture_on_commit_callbacks):
-    services_turn.turn_open(turn=turn, deadline=_in_days(1), timezone="UTC")
+    turn_open(turn=turn, deadline=_in_days(1), timezone="UTC")
     Turn.objects.filter(pk=turn.pk).update(deadline=timezone.now() - timedelta(seconds=1))
 
     with django_capture_on_commit_callbacks(execute=True):
-        closed = services_turn.turn_close_due()
+        closed = turn_close_due()
 
     assert [t.pk for t in closed] == [turn.pk]
     turn = _reload(turn)
@@ -189,12 +207,12 @@ def test_at_the_deadline_the_turn_closes_and_resolves(turn, django_capture_on_co
 def test_the_turn_closes_early_when_every_player_has_confirmed(
     turn, cast, django_capture_on_commit_callbacks
 ):
-    services_turn.turn_open(turn=turn, deadline=_in_days(3), timezone="UTC")
+    turn_open(turn=turn, deadline=_in_days(3), timezone="UTC")
     raiders = cast.campaign.players.get(key="raiders")
     saved = Orders.objects.get(turn=turn, player=raiders)
 
     with django_capture_on_commit_callbacks(execute=True):
-        services.orders_submit(player=raiders, turn=turn, data=saved.data, confirm=True)
+        orders_submit(player=raiders, turn=turn, data=saved.data, confirm=True)
     assert _reload(turn).status == Turn.Status.OPEN  # the defenders have not confirmed
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -208,37 +226,37 @@ def test_the_turn_closes_early_when_every_player_has_confirmed(
 def test_without_a_deadline_the_gm_closes_the_turn(turn, cast, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         _confirm_all(cast.campaign, turn)
-    assert services_turn.turn_all_confirmed(turn=turn)
+    assert turn_all_confirmed(turn=turn)
     assert _reload(turn).status == Turn.Status.OPEN
 
 
 def test_a_paused_turn_does_not_close_early(turn, cast, django_capture_on_commit_callbacks):
-    services_turn.turn_open(turn=turn, deadline=_in_days(3), timezone="UTC")
-    services_turn.turn_pause(turn=turn)
+    turn_open(turn=turn, deadline=_in_days(3), timezone="UTC")
+    turn_pause(turn=turn)
     with django_capture_on_commit_callbacks(execute=True):
         _confirm_all(cast.campaign, turn)
     assert _reload(turn).status == Turn.Status.OPEN
 
     with django_capture_on_commit_callbacks(execute=True):
-        services_turn.turn_resume(turn=turn)
+        turn_resume(turn=turn)
     assert _reload(turn).status != Turn.Status.OPEN
 
 
 def test_surrendered_players_are_not_waited_for(turn, cast):
-    services_turn.turn_open(turn=turn, deadline=_in_days(3), timezone="UTC")
+    turn_open(turn=turn, deadline=_in_days(3), timezone="UTC")
     cast.campaign.players.filter(key="defenders").update(surrendered=True)
     raiders = cast.campaign.players.get(key="raiders")
     saved = Orders.objects.get(turn=turn, player=raiders)
-    services.orders_submit(player=raiders, turn=turn, data=saved.data, confirm=True)
+    orders_submit(player=raiders, turn=turn, data=saved.data, confirm=True)
 
-    assert services_turn.turn_close_if_ready(turn_id=turn.pk) is not None
+    assert turn_close_if_ready(turn_id=turn.pk) is not None
 
 
 def test_the_gm_closes_now_and_the_resolution_starts(turn, django_capture_on_commit_callbacks):
-    services_turn.turn_open(turn=turn, deadline=_in_days(3), timezone="UTC")
-    services_turn.turn_pause(turn=turn)
+    turn_open(turn=turn, deadline=_in_days(3), timezone="UTC")
+    turn_pause(turn=turn)
     with django_capture_on_commit_callbacks(execute=True):
-        services_turn.turn_close_by_gm(turn=turn, seed=SEED)
+        turn_close(turn=turn, seed=SEED, queue_resolution=True)
 
     turn = _reload(turn)
     assert not turn.paused
@@ -249,18 +267,18 @@ def test_the_gm_closes_now_and_the_resolution_starts(turn, django_capture_on_com
 def test_the_deadlines_check_task_closes_due_turns_and_reminds(
     turn, cast, mailoutbox, django_capture_on_commit_callbacks
 ):
-    other = services.campaign_create(
+    other = campaign_create(
         slug="second",
         name="Second",
-        state=services.campaign_state(campaign=cast.campaign),
+        state=state_current(campaign=cast.campaign),
     )
-    second = services.turn_current(campaign=other)
-    services_turn.turn_open(turn=turn, deadline=_in_days(1), timezone="UTC")
+    second = turn_current(campaign=other)
+    turn_open(turn=turn, deadline=_in_days(1), timezone="UTC")
     Turn.objects.filter(pk=turn.pk).update(deadline=timezone.now() - timedelta(seconds=5))
-    services_turn.turn_open(turn=second, deadline=_in_days(1), timezone="UTC")
+    turn_open(turn=second, deadline=_in_days(1), timezone="UTC")
 
     with django_capture_on_commit_callbacks(execute=True):
-        result = tasks.deadlines_check_task.delay().get()
+        result = deadlines_check_task.delay().get()
 
     assert result == "1 closed at the deadline, 0 early, 0 battles auto-resolved"
     assert _reload(turn).status != Turn.Status.OPEN
@@ -271,17 +289,17 @@ def test_the_deadlines_check_task_closes_due_turns_and_reminds(
 
 
 def test_advance_walks_the_demo_turn_to_the_next(turn, cast, django_capture_on_commit_callbacks):
-    services_turn.turn_open(turn=turn, deadline=_in_days(3), timezone="Europe/Rome")
+    turn_open(turn=turn, deadline=_in_days(3), timezone="Europe/Rome")
     turn = _reload(turn)
 
     with django_capture_on_commit_callbacks(execute=True):
-        message = services_turn.turn_advance(turn=turn)
+        message = turn_advance(turn=turn)
 
     assert message == "Turn 1 is closed and its resolution has started."
     turn = _reload(turn)
     assert turn.status == Turn.Status.RESOLVED  # no battle: Phases 4–8 followed at once
     assert TurnResolution.objects.filter(turn=turn).count() == 2
-    nxt = services.turn_current(campaign=cast.campaign)
+    nxt = turn_current(campaign=cast.campaign)
     assert nxt.number == 2 and nxt.status == Turn.Status.OPEN
     # the new turn has the previous turn's duration, in its time zone
     assert nxt.timezone == "Europe/Rome"
@@ -293,41 +311,41 @@ def test_advance_waits_for_battle_results(
 ):
     campaign = make_campaign()
     submit_orders(campaign)
-    turn = services.turn_current(campaign=campaign)
+    turn = turn_current(campaign=campaign)
     with django_capture_on_commit_callbacks(execute=True):
-        services_turn.turn_close_by_gm(turn=turn, seed=1)  # seed 1: one battle
+        turn_close(turn=turn, seed=1, queue_resolution=True)  # seed 1: one battle
     turn = _reload(turn)
     waiting = Battle.objects.filter(turn=turn, status=Battle.Status.PENDING).count()
     assert turn.status == Turn.Status.BATTLES and waiting, "the generated turn should fight"
 
     with pytest.raises(ServiceError, match=f"result of {waiting} battles"):
-        services_turn.turn_advance(turn=turn)
+        turn_advance(turn=turn)
 
     record_results(turn)
     with django_capture_on_commit_callbacks(execute=True):
-        assert services_turn.turn_advance(turn=turn) == "Phases 4–8 of turn 1 have started."
+        assert turn_advance(turn=turn) == "Phases 4–8 of turn 1 have started."
     assert _reload(turn).status == Turn.Status.RESOLVED
-    assert services.turn_current(campaign=campaign).deadline is None  # none before, none now
+    assert turn_current(campaign=campaign).deadline is None  # none before, none now
 
 
 def test_advance_refuses_a_turn_being_resolved(turn):
     Turn.objects.filter(pk=turn.pk).update(status=Turn.Status.RESOLVING)
     with pytest.raises(TurnBusy, match="being resolved"):
-        services_turn.turn_advance(turn=turn)
+        turn_advance(turn=turn)
 
 
 def test_the_resolution_tasks_run_twice_resolve_once(turn, django_capture_on_commit_callbacks):
-    services.turn_close(turn=turn, seed=SEED)
+    turn_close(turn=turn, seed=SEED)
 
     with django_capture_on_commit_callbacks(execute=True):
-        first = tasks.turn_resolve_task.delay(turn.pk).get()
-    second = tasks.turn_resolve_task.delay(turn.pk).get()
-    again = tasks.turn_resolve_after_battles_task.delay(turn.pk).get()
+        first = turn_resolve_task.delay(turn.pk).get()
+    second = turn_resolve_task.delay(turn.pk).get()
+    again = turn_resolve_after_battles_task.delay(turn.pk).get()
 
     assert first == "resolved, 0 battles pending"
     assert second == "skipped" and again == "skipped"
     assert TurnResolution.objects.filter(turn=turn).count() == 2
-    assert tasks.turn_resolve_task.delay(10**9).get() == "skipped"  # no such turn
+    assert turn_resolve_task.delay(10**9).get() == "skipped"  # no such turn
 
 
 # --- missing orders --------------------------------------------------------------------------
@@ -337,10 +355,10 @@ def test_players_whose_forces_had_no_orders_are_told(
     turn, cast, mailoutbox, django_capture_on_commit_callbacks
 ):
     Orders.objects.filter(turn=turn, player__key="defenders").delete()
-    services.turn_close(turn=turn, seed=SEED)
+    turn_close(turn=turn, seed=SEED)
 
     with django_capture_on_commit_callbacks(execute=True):
-        services.turn_resolve(turn_id=turn.pk)
+        turn_resolve(turn_id=turn.pk)
 
     notices = Notification.objects.filter(turn=turn, kind=Kind.MISSING_ORDERS)
     assert [n.user.username for n in notices] == ["defender"]

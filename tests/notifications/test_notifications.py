@@ -12,8 +12,19 @@ from django.urls import reverse
 from django.utils import timezone
 
 from battles.models import Battle
-from campaign import services, services_turn
+from campaign.adapters import state_current
 from campaign.models import Membership, Orders, Turn
+from campaign.orders.services import orders_submit
+from campaign.selectors import turn_current
+from campaign.setup.invitations import membership_add
+from campaign.setup.services import campaign_create
+from campaign.turns.services import (
+    turn_close,
+    turn_extend,
+    turn_open,
+    turn_resolve,
+    turn_resolve_after_battles,
+)
 from notifications import services as notices
 from notifications import tasks
 from notifications.models import Kind, Notification, NotificationPreference
@@ -33,7 +44,7 @@ class FailingBackend(BaseEmailBackend):
 
 @pytest.fixture
 def turn(cast) -> Turn:
-    return services.turn_current(campaign=cast.campaign)
+    return turn_current(campaign=cast.campaign)
 
 
 def _to(mailoutbox, address: str) -> list:
@@ -41,9 +52,9 @@ def _to(mailoutbox, address: str) -> list:
 
 
 def _resolved_demo_turn(turn: Turn) -> Turn:
-    services.turn_close(turn=turn, seed=SEED)
-    services.turn_resolve(turn_id=turn.pk)
-    services.turn_resolve_after_battles(turn_id=turn.pk)
+    turn_close(turn=turn, seed=SEED)
+    turn_resolve(turn_id=turn.pk)
+    turn_resolve_after_battles(turn_id=turn.pk)
     return Turn.objects.get(pk=turn.pk)
 
 
@@ -51,7 +62,7 @@ def _resolved_demo_turn(turn: Turn) -> Turn:
 
 
 def test_turn_opened_is_sent_once_per_deadline(turn, mailoutbox):
-    services_turn.turn_open(turn=turn, deadline=timezone.now() + timedelta(days=3), timezone="UTC")
+    turn_open(turn=turn, deadline=timezone.now() + timedelta(days=3), timezone="UTC")
 
     tasks.notify_turn_opened_task.delay(turn.pk)
     tasks.notify_turn_opened_task.delay(turn.pk)
@@ -66,7 +77,7 @@ def test_turn_opened_is_sent_once_per_deadline(turn, mailoutbox):
     assert logged.count() == 2
 
     # a new deadline is news: one more message each, saying it changed
-    services_turn.turn_extend(turn=turn, days=1)
+    turn_extend(turn=turn, days=1)
     tasks.notify_turn_opened_task.delay(turn.pk)
     tasks.notify_turn_opened_task.delay(turn.pk)
     assert len(mailoutbox) == 4
@@ -80,7 +91,7 @@ def test_a_reminder_is_sent_once_to_who_has_not_confirmed(turn, cast, mailoutbox
     )
     raiders = cast.campaign.players.get(key="raiders")
     saved = Orders.objects.get(turn=turn, player=raiders)
-    services.orders_submit(player=raiders, turn=turn, data=saved.data, confirm=True)
+    orders_submit(player=raiders, turn=turn, data=saved.data, confirm=True)
 
     tasks.notify_reminders_due_task.delay()
     tasks.notify_reminders_due_task.delay()
@@ -98,7 +109,7 @@ def test_no_reminder_before_the_last_day_nor_for_a_paused_turn(turn, mailoutbox)
     )
     assert notices.notify_reminders_due() == []
     Turn.objects.filter(pk=turn.pk).update(
-        deadline=timezone.now() + timedelta(hours=2), paused=True
+        deadline=timezone.now() + timedelta(hours=2), paused_at=timezone.now()
     )
     assert notices.notify_reminders_due() == []
     assert mailoutbox == []
@@ -106,18 +117,16 @@ def test_no_reminder_before_the_last_day_nor_for_a_paused_turn(turn, mailoutbox)
 
 def test_a_battle_notice_goes_once_to_the_players_who_fight(django_user_model, mailoutbox):
     state = generate_campaign(width=8, height=8, players=4, forces=10, units_per_force=3, seed=1)
-    campaign = services.campaign_create(slug="battle", name="Battle", state=state)
+    campaign = campaign_create(slug="battle", name="Battle", state=state)
     for player in campaign.players.all():
         user = django_user_model.objects.create_user(player.key, email=f"{player.key}@example.org")
-        services.membership_add(
-            campaign=campaign, user=user, role=Membership.Role.PLAYER, player=player
-        )
-    turn = services.turn_current(campaign=campaign)
-    orders = generate_orders(services.campaign_state(campaign=campaign), seed=1)
+        membership_add(campaign=campaign, user=user, role=Membership.Role.PLAYER, player=player)
+    turn = turn_current(campaign=campaign)
+    orders = generate_orders(state_current(campaign=campaign), seed=1)
     for player in campaign.players.all():
-        services.orders_submit(player=player, turn=turn, data=orders_data(orders[player.key]))
-    services.turn_close(turn=turn, seed=1)
-    services.turn_resolve(turn_id=turn.pk)
+        orders_submit(player=player, turn=turn, data=orders_data(orders[player.key]))
+    turn_close(turn=turn, seed=1)
+    turn_resolve(turn_id=turn.pk)
     [battle] = Battle.objects.filter(turn=turn)
     fighting = {p for side in battle.pack["sides"] for p in side["players"]}
 
@@ -131,8 +140,8 @@ def test_a_battle_notice_goes_once_to_the_players_who_fight(django_user_model, m
 
 def test_missing_orders_notice_is_sent_once(turn, mailoutbox):
     Orders.objects.filter(turn=turn, player__key="defenders").delete()
-    services.turn_close(turn=turn, seed=SEED)
-    services.turn_resolve(turn_id=turn.pk)
+    turn_close(turn=turn, seed=SEED)
+    turn_resolve(turn_id=turn.pk)
 
     tasks.notify_missing_orders_task.delay(turn.pk)
     tasks.notify_missing_orders_task.delay(turn.pk)
@@ -196,7 +205,7 @@ def test_the_digest_never_names_a_hidden_enemy_force(turn, mailoutbox):
 
 def test_an_opt_out_is_respected_and_logged(turn, cast, mailoutbox):
     notices.preference_set(user=cast.users["side_a"], kind=Kind.TURN_OPENED, enabled=False)
-    services_turn.turn_open(turn=turn, deadline=timezone.now() + timedelta(days=3), timezone="UTC")
+    turn_open(turn=turn, deadline=timezone.now() + timedelta(days=3), timezone="UTC")
 
     notices.notify_turn_opened(turn_id=turn.pk)
 
@@ -221,7 +230,7 @@ def test_all_off_wins_over_a_kind_turned_on(cast):
 
 
 def test_a_failed_delivery_is_logged_and_retried_once(turn, settings, mailoutbox):
-    services_turn.turn_open(turn=turn, deadline=timezone.now() + timedelta(days=3), timezone="UTC")
+    turn_open(turn=turn, deadline=timezone.now() + timedelta(days=3), timezone="UTC")
     mailers = settings.MAILERS
     settings.MAILERS = {"default": {"BACKEND": f"{__name__}.FailingBackend"}}
 
@@ -242,7 +251,7 @@ def test_a_failed_delivery_is_logged_and_retried_once(turn, settings, mailoutbox
 
 
 def test_the_page_shows_the_users_own_log(turn, cast):
-    services_turn.turn_open(turn=turn, deadline=timezone.now() + timedelta(days=3), timezone="UTC")
+    turn_open(turn=turn, deadline=timezone.now() + timedelta(days=3), timezone="UTC")
     notices.notify_turn_opened(turn_id=turn.pk)
     raider = Notification.objects.get(user=cast.users["side_a"])
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from django.core.management.base import CommandError
 
+from campaign.errors import ServiceError
 from campaign.models import Campaign, Turn
-from campaign.services import ServiceError
 
 
 def campaign_get(slug: str) -> Campaign:

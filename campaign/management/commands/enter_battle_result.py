@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from battles.models import Battle
-from campaign import services
+from battles.services import battle_result_record
 from campaign.management.commands._common import json_read, service_errors
 
 
@@ -44,7 +44,7 @@ class Command(BaseCommand):
         if named != battle.key:
             raise CommandError(f"The file is the result of battle {named!r}, not {battle.key}.")
         with service_errors():
-            services.battle_result_record(battle=battle, data=data)
+            battle_result_record(battle=battle, data=data)
         self.stdout.write(self.style.SUCCESS(f"Result recorded for battle {battle.key}."))
         waiting = list(
             Battle.objects.filter(turn=battle.turn_id, status=Battle.Status.PENDING)

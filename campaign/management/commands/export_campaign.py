@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from campaign.exchange import campaign_export, export_json
+from campaign.exchange.export import campaign_export, export_json
 from campaign.management.commands._common import campaign_get
 
 

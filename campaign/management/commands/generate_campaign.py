@@ -9,10 +9,11 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.core.validators import validate_slug
 from django.db import transaction
 
-from campaign import services
 from campaign.management.commands._common import service_errors
-from rules.codec import to_data
-from rules.generate import generate_campaign, generate_orders
+from campaign.orders.services import orders_submit
+from campaign.selectors import turn_current
+from campaign.setup.services import campaign_create
+from rules import generate_campaign, generate_orders, to_data
 
 
 class Command(BaseCommand):
@@ -61,17 +62,17 @@ class Command(BaseCommand):
         except ValueError as e:
             raise CommandError(f"Cannot generate this campaign: {e}.") from None
         with transaction.atomic(), service_errors():
-            campaign = services.campaign_create(
+            campaign = campaign_create(
                 slug=slug, name=opts["name"] or f"Generated campaign {seed}", state=state
             )
             saved = 0
             if opts["orders"]:
-                turn = services.turn_current(campaign=campaign)
+                turn = turn_current(campaign=campaign)
                 players = {p.key: p for p in campaign.players.all()}
                 for pid, po in sorted(generate_orders(state, seed=seed).items()):
                     data = to_data(po)
                     data.pop("player_id")
-                    services.orders_submit(player=players[pid], turn=turn, data=data)
+                    orders_submit(player=players[pid], turn=turn, data=data)
                     saved += 1
         self.stdout.write(
             self.style.SUCCESS(

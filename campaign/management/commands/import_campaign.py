@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from campaign.exchange import campaign_import
+from campaign.exchange.importing import campaign_import
 from campaign.management.commands._common import json_read, service_errors
 
 

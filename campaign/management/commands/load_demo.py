@@ -10,14 +10,17 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
-from campaign import services
+from campaign import adapters
 from campaign.management.commands._common import (
     json_read,
     service_errors,
 )
 from campaign.models import Campaign, Membership
-from rules.codec import FormatError, from_data
-from rules.types import CampaignState
+from campaign.orders.services import orders_submit
+from campaign.selectors import turn_current
+from campaign.setup.invitations import membership_add, user_get_or_create
+from campaign.setup.services import campaign_create, campaign_delete
+from rules import FormatError
 
 DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "incursion"
 DEMO_URL = "http://127.0.0.1:8000/"
@@ -52,7 +55,7 @@ class Command(BaseCommand):
         existing = Campaign.objects.filter(slug=slug).first()
         with transaction.atomic(), service_errors():
             if existing is not None and opts["reset"]:
-                services.campaign_delete(campaign=existing)
+                campaign_delete(campaign=existing)
                 self.stdout.write(f"Deleted the campaign {slug!r}.")
                 existing = None
             if existing is not None:
@@ -112,10 +115,10 @@ def _campaign_create(demo: dict[str, Any], folder: Path) -> Campaign:
     info = demo["campaign"]
     state_file = folder / info.get("state", "state.json")
     try:
-        state = from_data(CampaignState, json_read(str(state_file), "state"), "state")
+        state = adapters.state_from_data(json_read(str(state_file), "state"), "state")
     except FormatError as e:
         raise CommandError(f"{state_file}: {e}") from None
-    return services.campaign_create(
+    return campaign_create(
         slug=info["slug"],
         name=info["name"],
         description=info.get("description", ""),
@@ -131,7 +134,7 @@ def _users_ensure(campaign: Campaign, demo: dict[str, Any]) -> dict[str, str]:
     passwords: dict[str, str] = {}
     for u in demo["users"]:
         password = secrets.token_urlsafe(9)
-        user = services.user_get_or_create(
+        user = user_get_or_create(
             username=u["username"],
             password=password,
             first_name=u.get("display_name", "")[:150],
@@ -143,7 +146,7 @@ def _users_ensure(campaign: Campaign, demo: dict[str, Any]) -> dict[str, str]:
         plays = u.get("player")
         if plays is not None and plays not in players:
             raise CommandError(f"Demo user {u['username']} plays {plays!r}, an unknown player.")
-        services.membership_add(
+        membership_add(
             campaign=campaign,
             user=user,
             role=u["role"],
@@ -155,7 +158,7 @@ def _users_ensure(campaign: Campaign, demo: dict[str, Any]) -> dict[str, str]:
 def _orders_save(campaign: Campaign, demo: dict[str, Any]) -> None:
     """The standing orders of the demo's first turn, saved (not confirmed) for each player.
     Force ids may be left out of each force's orders, as in docs/state-format.md."""
-    turn = services.turn_current(campaign=campaign)
+    turn = turn_current(campaign=campaign)
     if demo.get("orders_turn", turn.number) != turn.number:
         raise CommandError(
             f"The demo orders are for turn {demo['orders_turn']}, the campaign is at turn "
@@ -173,6 +176,6 @@ def _orders_save(campaign: Campaign, demo: dict[str, Any]) -> None:
             "forces": {fid: {"force_id": fid, **fo} for fid, fo in forces.items()},
         }
         data.pop("player_id", None)
-        services.orders_submit(
+        orders_submit(
             player=players[pid], turn=turn, data=data, user=members.get(users.get(pid, ""))
         )

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from campaign.exchange import turn_replay
+from campaign.exchange.replay import turn_replay
 from campaign.management.commands._common import campaign_get, turn_get
 
 

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from battles.models import Battle
-from campaign import services
+from battles.services import battle_result_record
 from campaign.management.commands._common import (
     campaign_get,
     json_read,
@@ -16,6 +16,9 @@ from campaign.management.commands._common import (
     summary_lines,
 )
 from campaign.models import Campaign, Turn
+from campaign.selectors import turn_current
+from campaign.turns import services
+from campaign.turns.resolution import Resolution
 
 
 class Command(BaseCommand):
@@ -54,9 +57,9 @@ class Command(BaseCommand):
                     "The battle results file must hold a JSON object: battle id → result object."
                 )
         with service_errors():
-            turn = services.turn_current(campaign=campaign)
+            turn = turn_current(campaign=campaign)
             seed = opts["seed"]
-            if seed is not None and turn.status != Turn.Status.OPEN and turn.seed != seed:
+            if seed is not None and not turn.is_open and turn.seed != seed:
                 raise CommandError(
                     f"Turn {turn.number} is already closed with another seed; --seed {seed} "
                     "cannot change it (leave --seed out to go on)."
@@ -66,18 +69,18 @@ class Command(BaseCommand):
     def _advance(
         self, campaign: Campaign, turn: Turn, seed: int | None, results: dict | None
     ) -> None:
-        if turn.status == Turn.Status.RESOLVED:
+        if turn.resolved:
             self.stdout.write(
                 f"Turn {turn.number} of {campaign.slug} is resolved and no turn follows: "
                 f"the campaign has ended ({campaign.ended or 'no reason recorded'})."
             )
             return
-        if turn.status in (Turn.Status.RESOLVING, Turn.Status.RESOLVING_AFTER):
+        if turn.resolving:
             raise CommandError(
                 f"Turn {turn.number} is being resolved right now "
                 f"({turn.get_status_display().lower()}); try again in a moment."
             )
-        if turn.status == Turn.Status.OPEN:
+        if turn.is_open:
             turn = services.turn_close(turn=turn, seed=seed)
             self.stdout.write(f"Turn {turn.number} closed. Seed hash: {turn.seed_hash}")
         if turn.status == Turn.Status.CLOSED:
@@ -101,12 +104,12 @@ class Command(BaseCommand):
                 self.style.SUCCESS(f"The campaign has ended: {campaign.ended}{winner}.")
             )
         else:
-            nxt = services.turn_current(campaign=campaign)
+            nxt = turn_current(campaign=campaign)
             self.stdout.write(
                 self.style.SUCCESS(f"Turn {nxt.number} is open for orders (day {campaign.day}).")
             )
 
-    def _summary(self, title: str, out: services.Resolution) -> None:
+    def _summary(self, title: str, out: Resolution) -> None:
         for line in summary_lines(title, out.events, out.ledger):
             self.stdout.write(line)
 
@@ -128,7 +131,7 @@ class Command(BaseCommand):
                 continue
             if battle.turn_id != turn.pk:
                 raise CommandError(f"Battle {key} is not a battle of turn {turn.number}.")
-            services.battle_result_record(battle=battle, data=results[key])
+            battle_result_record(battle=battle, data=results[key])
             self.stdout.write(f"Result recorded for battle {key}.")
 
     def _pending_show(self, campaign: Campaign, turn: Turn, pending: list[Battle]) -> None:

@@ -14,8 +14,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from battles.models import Battle
-from campaign import services
 from campaign.models import Campaign, Turn, Unit
+from campaign.setup.services import campaign_delete
 
 
 @dataclass
@@ -112,7 +112,7 @@ def wipe(db) -> Callable[[], None]:
 
     def _wipe() -> None:
         for campaign in Campaign.objects.all():
-            services.campaign_delete(campaign=campaign)
+            campaign_delete(campaign=campaign)
         get_user_model().objects.all().delete()
         assert not Turn.objects.exists() and not Battle.objects.exists()
 

@@ -14,8 +14,10 @@ from django.conf import settings
 from django.core.management.base import CommandError
 
 from battles.models import Battle
-from campaign import services
+from campaign.adapters import state_current
 from campaign.models import Campaign, Turn, TurnResolution
+from campaign.orders.services import orders_submit
+from campaign.selectors import turn_current
 from rules.types import Status
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +38,7 @@ def _march(campaign: Campaign) -> None:
     """Orders for turns after the first (the demo gives turn-1 orders only, and forces without
     orders stand still): every raider force not on Defend marches up to three squares toward
     the nearest defender force and engages it, so that battles are fought."""
-    state = services.campaign_state(campaign=campaign)
+    state = state_current(campaign=campaign)
     enemies = [f.square for f in state.forces if f.owner == "defenders"]
     forces = {}
     for f in state.forces:
@@ -50,9 +52,9 @@ def _march(campaign: Campaign) -> None:
             here = _step_towards(state, here, target)
             path.append(list(here))
         forces[f.id] = {"force_id": f.id, "path": path, "zoc": "engage"}
-    services.orders_submit(
+    orders_submit(
         player=campaign.players.get(key="raiders"),
-        turn=services.turn_current(campaign=campaign),
+        turn=turn_current(campaign=campaign),
         data={"forces": forces},
     )
 

@@ -10,9 +10,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 
 from battles.models import Battle
-from campaign.exchange import FORMAT, campaign_export, campaign_import, export_json
+from campaign.errors import ServiceError
+from campaign.exchange.export import FORMAT, campaign_export, export_json
+from campaign.exchange.importing import campaign_import
 from campaign.models import Campaign, Membership, Orders, Side, Turn, TurnResolution
-from campaign.services import ServiceError
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.management.base import CommandError
 
-from campaign.exchange import campaign_export
+from campaign.exchange.export import campaign_export
 from campaign.models import Campaign, Orders
 
 pytestmark = pytest.mark.django_db

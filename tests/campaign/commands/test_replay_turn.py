@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from campaign.exchange import turn_replay
+from campaign.exchange.replay import turn_replay
 from campaign.models import TurnResolution
 
 pytestmark = pytest.mark.django_db

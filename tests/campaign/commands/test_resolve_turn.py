@@ -7,7 +7,6 @@ from django.core.management.base import CommandError
 
 from battles.models import Battle
 from campaign.models import Turn, TurnResolution
-from campaign.services import seed_hash
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +17,7 @@ def test_a_turn_without_battles_is_resolved_at_once(run, demo):
     out = run("resolve_turn", "incursion", "--seed", "7").out
     turn = demo.turns.get(number=1)
     assert turn.status == Turn.Status.RESOLVED and turn.seed == 7
-    assert f"Seed hash: {seed_hash(campaign=demo, number=1, seed=7)}" in out
+    assert f"Seed hash: {Turn(campaign=demo, number=1).hash_of(7)}" in out
     assert "Turn 1, Phases 0–2: 7 event(s), 9 roll(s) in the ledger." in out
     assert "0 contact(s), 0 capture(s), 0 will-to-fight test(s)." in out
     assert "Turn 2 is open for orders (day 1)." in out

@@ -1,0 +1,496 @@
+"""The battle pack as its viewers may read it: everything a table needs to fight one battle
+(square and terrain, scenery, scenario, the sides with their forces, units, start states and
+ammunition, the weather's effects, the General Retreat modifiers), with names and labels, and
+the pack's own dice. Read-only selectors; nothing here writes.
+
+**Who sees a battle**: `campaign.fog.battle_visible` (every battles view asks it, through
+`battle_get_for_viewer`); for anyone else the battle does not exist and its pages answer 404.
+**What such a viewer sees**: the whole pack, both sides included. That is how the tabletop
+reveals the enemy's strength once the battle exists (before that, the map's fog of war hides
+it). The pack's own dice (scenery, ammunition: purposes `battle:<key>:…` in the Phases 0–2
+ledger) are shown in full to the same viewers, since they only decide what the pack says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from battles.models import Battle
+from battles.roster import SIDE_KEYS
+from campaign import adapters
+from campaign.access import Viewer
+from campaign.fog import battle_visible
+from campaign.labels import (
+    BATTLE_ROLE,
+    FEATURE,
+    QUALITY,
+    SCENARIO,
+    SCENERY,
+    SCOUTING,
+    SPECIALITY,
+    STATUS,
+    TERRITORY,
+    label,
+)
+from campaign.models import Player, Side, Turn, TurnResolution
+from campaign.sentences import WEATHER_PHRASE, signed
+from rules import CampaignState, General, Individual, Unit
+
+
+def battle_get_for_viewer(*, viewer: Viewer, key: str) -> Battle | None:
+    """The battle `key` of the viewer's campaign, or None when it does not exist for him."""
+    battle = (
+        Battle.objects.filter(campaign=viewer.campaign, key=key)
+        .select_related("campaign", "turn", "entered_by", "confirmed_by")
+        .first()
+    )
+    if battle is None or not battle_visible(viewer=viewer, battle=battle):
+        return None
+    return battle
+
+
+def battles_pending_list_for_viewer(*, viewer: Viewer) -> list[Battle]:
+    """The pending battles of the campaign's latest turn that the viewer may see, in contact
+    order: what the print page puts on paper."""
+    turn = viewer.campaign.turns.order_by("-number").first()
+    if turn is None:
+        return []
+    battles = Battle.objects.filter(turn=turn, status=Battle.Status.PENDING).select_related(
+        "campaign", "turn"
+    )
+    return [
+        b
+        for b in battles.order_by("contact_order", "key")
+        if battle_visible(viewer=viewer, battle=b)
+    ]
+
+
+# --- names: sides and players from the campaign rows, forces from the battle-time state ---------
+
+
+@dataclass(frozen=True)
+class People:
+    sides: Mapping[str, str]  # side key → name
+    players: Mapping[str, str]  # player key → name
+    colours: Mapping[str, str]  # player key → colour
+
+
+def people_get(campaign_id: int) -> People:
+    sides = dict(Side.objects.filter(campaign_id=campaign_id).values_list("key", "name"))
+    players, colours = {}, {}
+    for key, name, colour in Player.objects.filter(campaign_id=campaign_id).values_list(
+        "key", "name", "colour"
+    ):
+        players[key], colours[key] = name or key, colour
+    return People(sides, players, colours)
+
+
+def resolutions_get(turn: Turn) -> dict[str, TurnResolution]:
+    return {r.stage: r for r in TurnResolution.objects.filter(turn=turn)}
+
+
+class BattleNames:
+    """Forces and their members by id, in one state."""
+
+    def __init__(self, state: CampaignState) -> None:
+        self.forces = {f.id: f for f in state.forces}
+        self.units: dict[str, Unit] = {}
+        self.generals: dict[str, General] = {}
+        self.individuals: dict[str, Individual] = {}
+        self.force_of: dict[str, str] = {}
+        for f in state.forces:
+            for c in f.commands:
+                if c.general is not None:
+                    self.generals[c.general.id] = c.general
+                    self.force_of[c.general.id] = f.id
+                for u in c.units:
+                    self.units[u.id] = u
+                    self.force_of[u.id] = f.id
+            for i in f.individuals:
+                self.individuals[i.id] = i
+                self.force_of[i.id] = f.id
+
+    def force_name(self, fid: str) -> str:
+        f = self.forces.get(fid)
+        return (f.name if f is not None and f.name else "") or _("force %(id)s") % {"id": fid}
+
+    def member_name(self, mid: str) -> str:
+        if mid in self.units:
+            return self.units[mid].type or mid
+        if mid in self.generals:
+            g = self.generals[mid]
+            return g.name or _("the general %(id)s") % {"id": mid}
+        if mid in self.individuals:
+            i = self.individuals[mid]
+            return i.name or i.kind.value.replace("-", " ")
+        return mid
+
+
+# --- the pack -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RollView:
+    """One ledger entry, as the battle pages print it."""
+
+    seq: int
+    purpose: str
+    rule: str
+    dice: str  # "2D6"
+    natural: list[int]
+    modifiers: list[tuple[str, str]]  # (reason, signed value)
+    total: int | None
+    outcome: str
+    details: list[str]
+
+    @property
+    def natural_text(self) -> str:
+        return ", ".join(str(n) for n in self.natural)
+
+
+def roll_view(entry: Mapping[str, Any]) -> RollView:
+    natural = [int(n) for n in entry.get("natural") or ()]
+    return RollView(
+        seq=int(entry.get("stored_seq", entry.get("seq", 0)) or 0),
+        purpose=str(entry.get("purpose", "")),
+        rule=str(entry.get("rule", "")),
+        dice=f"{len(natural)}D{entry.get('sides', 6)}",
+        natural=natural,
+        modifiers=[
+            (str(m.get("reason", "")), signed(int(m.get("value", 0))))
+            for m in entry.get("modifiers") or ()
+        ],
+        total=entry.get("total"),
+        outcome=str(entry.get("outcome", "")),
+        details=[str(d) for d in entry.get("details") or ()],
+    )
+
+
+def battle_ledger_list(*, battle: Battle, stage: str) -> list[dict[str, Any]]:
+    """The stored ledger entries of `battle` in one stage of its turn, unfiltered: the pack's
+    dice (`battle:<key>:…`, Phases 0–2) or the recovery dice (`after:<key>:…`, Phases 4–8)."""
+    prefix = ("battle:" if stage == TurnResolution.Stage.TURN else "after:") + f"{battle.key}:"
+    r = TurnResolution.objects.filter(turn_id=battle.turn_id, stage=stage).first()
+    if r is None:
+        return []
+    return [dict(e) for e in r.ledger if str(e.get("purpose", "")).startswith(prefix)]
+
+
+@dataclass(frozen=True)
+class UnitLine:
+    id: str
+    name: str
+    speciality: str
+    quality: str
+    figures: int | None
+    mounted: bool
+    mercenary: bool
+    disorganised: bool
+    demoralised: bool
+    ammo: int | None
+    ammo_roll: RollView | None
+
+
+@dataclass(frozen=True)
+class PersonLine:
+    id: str
+    name: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class ForceLine:
+    id: str
+    name: str
+    owner: str
+    owner_name: str
+    colour: str
+    status: str
+    status_label: str
+    figures: int
+    points: int
+    entered_from: tuple[int, int] | None
+    works_quota: int
+    units: list[UnitLine]
+    people: list[PersonLine]
+
+
+@dataclass(frozen=True)
+class SideLine:
+    letter: str
+    key: str
+    name: str
+    role: str
+    role_label: str
+    players: list[str]
+    territory_label: str
+    scouting: str
+    scouting_label: str
+    scouting_modifier: str
+    forces: list[ForceLine]
+    figures: int
+    points: int
+
+
+@dataclass(frozen=True)
+class SceneryLine:
+    name: str
+    label: str
+    outcome: str
+    roll: RollView | None
+
+
+@dataclass(frozen=True)
+class PackSheet:
+    """Everything a table needs to fight one battle (the pack), with names and labels."""
+
+    battle: Battle
+    key: str
+    turn_number: int
+    square: tuple[int, int]
+    contact_order: int
+    contact_force: str  # the name of the force that made the contact (side a's first)
+    features: list[str]
+    setup_rule: str
+    scenery: list[SceneryLine]
+    scenario: str | None
+    scenario_label: str
+    scenario_rules: str
+    sides: list[SideLine]
+    weather_label: str
+    weather_effects: list[str]
+    gr_modifiers: list[tuple[int, str]]  # (hour, signed modifier)
+    max_turns: int
+    rolls: list[RollView]  # every die of the pack: scenery, then ammunition
+    people: People = field(repr=False)
+    roster: BattleNames = field(repr=False)
+
+    def side(self, letter: str) -> SideLine | None:
+        return next((s for s in self.sides if s.letter == letter), None)
+
+    def side_of_unit(self, unit_id: str) -> str | None:
+        for s in self.sides:
+            for f in s.forces:
+                if any(u.id == unit_id for u in f.units):
+                    return s.letter
+        return None
+
+
+def _weather_effects(effects: Mapping[str, Any]) -> list[str]:
+    """R4.2 battle effects of the weather, one sentence each (A-60 for the storm option)."""
+    out = []
+    for key, value in effects.items():
+        if key == "missile_to_hit":
+            out.append(_("Missile fire: %(value)s to hit.") % {"value": signed(int(value))})
+        elif key == "melee_to_hit":
+            out.append(_("Melee: %(value)s to hit.") % {"value": signed(int(value))})
+        elif key == "unit_move":
+            out.append(_("Unit movement reduced by %(value)s.") % {"value": str(value).lstrip("-")})
+        elif key == "command_zone_cm":
+            out.append(_("Command zones: %(value)s cm.") % {"value": signed(int(value))})
+        elif key == "change_orders_test":
+            out.append(_("Change-orders tests: %(value)s.") % {"value": signed(int(value))})
+        elif key == "light_signals" and not value:
+            out.append(_("Light signals cannot be used."))
+        elif key == "battle_interrupted" and value:
+            out.append(_("The storm interrupts the battle for one turn (R4.2)."))
+        elif key == "battle_ends_as_stalemate" and value:
+            out.append(_("The storm ends the battle at once as a stalemate (A-60)."))
+        else:
+            out.append(
+                _("%(effect)s: %(value)s.") % {"effect": key.replace("_", " "), "value": value}
+            )
+    return out
+
+
+def _sheet(
+    battle: Battle, roster: BattleNames, people: People, rolls: Sequence[Mapping[str, Any]]
+) -> PackSheet:
+    pack = battle.pack or {}
+    by_purpose = {str(e.get("purpose")): roll_view(e) for e in rolls}
+    prefix = f"battle:{battle.key}:"
+    sides = [
+        _side_line(letter, s, roster, people, by_purpose, prefix)
+        for letter, s in zip(SIDE_KEYS, pack.get("sides", []), strict=False)
+    ]
+    scenery = [
+        SceneryLine(
+            name,
+            label(SCENERY, name),
+            str(outcome).replace("-", " "),
+            by_purpose.get(f"{prefix}scenery-{name}"),
+        )
+        for name, outcome in (pack.get("scenery") or {}).items()
+    ]
+    scenario = pack.get("scenario") or None
+    weather = str(pack.get("weather", "fine"))
+    first = sides[0].forces[0].name if sides and sides[0].forces else "—"
+    return PackSheet(
+        battle=battle,
+        key=battle.key,
+        turn_number=int(pack.get("turn", battle.turn.number)),
+        square=(battle.x, battle.y),
+        contact_order=int(pack.get("contact_order", battle.contact_order)),
+        contact_force=first,
+        features=[label(FEATURE, f) for f in pack.get("features", [])],
+        setup_rule=str(pack.get("setup_rule", "")),
+        scenery=scenery,
+        scenario=scenario,
+        scenario_label=label(SCENARIO, scenario) if scenario else "",
+        scenario_rules=str(pack.get("scenario_rules", "")),
+        sides=sides,
+        weather_label=label(WEATHER_PHRASE, weather).capitalize(),
+        weather_effects=_weather_effects(pack.get("weather_effects") or {}),
+        gr_modifiers=sorted(
+            (int(h), signed(int(m))) for h, m in (pack.get("gr_modifiers") or {}).items()
+        ),
+        max_turns=int(pack.get("max_turns", 12)),
+        rolls=[roll_view(e) for e in sorted(rolls, key=lambda e: int(e.get("seq", 0)))],
+        people=people,
+        roster=roster,
+    )
+
+
+def _side_line(
+    letter: str,
+    s: Mapping[str, Any],
+    roster: BattleNames,
+    people: People,
+    by_purpose: Mapping[str, RollView],
+    prefix: str,
+) -> SideLine:
+    """One side of the pack: its alliance, role, territory, scouting and forces."""
+    forces = [_force_line(bf, roster, people, by_purpose, prefix) for bf in s.get("forces", [])]
+    key = str(s.get("side", ""))
+    role = str(s.get("role", ""))
+    scouting = str(s.get("scouting", "none"))
+    return SideLine(
+        letter=letter,
+        key=key,
+        name=people.sides.get(key, key),
+        role=role,
+        role_label=label(BATTLE_ROLE, role),
+        players=[people.players.get(p, p) for p in s.get("players", [])],
+        territory_label=label(TERRITORY, s.get("territory", "")),
+        scouting=scouting,
+        scouting_label=label(SCOUTING, scouting),
+        scouting_modifier=signed(int(s.get("scouting_modifier", 0))),
+        forces=forces,
+        figures=sum(f.figures for f in forces),
+        points=sum(f.points for f in forces),
+    )
+
+
+def _force_line(
+    bf: Mapping[str, Any],
+    roster: BattleNames,
+    people: People,
+    by_purpose: Mapping[str, RollView],
+    prefix: str,
+) -> ForceLine:
+    """One force of a side as the pack has it, with its units (start states, ammunition and
+    its roll) and its generals and characters."""
+    fid = str(bf.get("force_id"))
+    force = roster.forces.get(fid)
+    units = []
+    for us in bf.get("units", []):
+        uid = str(us.get("unit_id"))
+        u = roster.units.get(uid)
+        units.append(
+            UnitLine(
+                id=uid,
+                name=roster.member_name(uid),
+                speciality=label(SPECIALITY, u.speciality) if u is not None else "",
+                quality=label(QUALITY, u.quality) if u is not None else "",
+                figures=u.figures if u is not None else None,
+                mounted=bool(u and u.mounted),
+                mercenary=bool(u and u.mercenary),
+                disorganised=bool(us.get("disorganised")),
+                demoralised=bool(us.get("demoralised")),
+                ammo=us.get("ammo"),
+                ammo_roll=by_purpose.get(f"{prefix}ammo-{uid}"),
+            )
+        )
+    persons = []
+    if force is not None:
+        for c in force.commands:
+            if c.general is not None:
+                persons.append(
+                    PersonLine(
+                        c.general.id,
+                        roster.member_name(c.general.id),
+                        _("general, command value %(cv)s") % {"cv": c.general.cv},
+                    )
+                )
+        for i in force.individuals:
+            persons.append(
+                PersonLine(i.id, roster.member_name(i.id), i.kind.value.replace("-", " "))
+            )
+    owner = str(bf.get("owner", ""))
+    came = bf.get("entered_from")
+    status = str(bf.get("status", ""))
+    return ForceLine(
+        id=fid,
+        name=roster.force_name(fid),
+        owner=owner,
+        owner_name=people.players.get(owner, owner),
+        colour=people.colours.get(owner, "#888888"),
+        status=status,
+        status_label=label(STATUS, status),
+        figures=int(bf.get("figures", 0)),
+        points=int(bf.get("points", 0)),
+        entered_from=(int(came[0]), int(came[1])) if came else None,
+        works_quota=int(bf.get("works_quota", 0)),
+        units=units,
+        people=persons,
+    )
+
+
+def pack_sheets_list(*, battles: Sequence[Battle]) -> list[PackSheet]:
+    """The packs of `battles` (the caller has checked the viewer may see them). Battles of
+    one turn share one read of its resolutions, one state and one read of the names."""
+    parts: dict[int, tuple[BattleNames, People, list[Mapping[str, Any]]]] = {}
+    out: list[PackSheet] = []
+    for b in battles:
+        if b.turn_id not in parts:
+            parts[b.turn_id] = _turn_parts(b, resolutions_get(b.turn))
+        roster, people, ledger = parts[b.turn_id]
+        out.append(_sheet(b, roster, people, _pack_rolls(b, ledger)))
+    return out
+
+
+def _turn_parts(
+    battle: Battle, stages: Mapping[str, TurnResolution]
+) -> tuple[BattleNames, People, list[Mapping[str, Any]]]:
+    """What the packs of one turn share: the battle-time roster, the names of sides and
+    players, and the Phases 0–2 ledger."""
+    after = stages.get(TurnResolution.Stage.AFTER)
+    # the state the battle was fought from: the one Phases 4–8 started from once they have
+    # run, the campaign rows while the turn waits for its battles
+    state = (
+        adapters.state_before(after)
+        if after is not None
+        else adapters.battle_state_get(battle=battle)
+    )
+    roster = BattleNames(state)
+    turn_stage = stages.get(TurnResolution.Stage.TURN)
+    ledger = list(turn_stage.ledger) if turn_stage is not None else []
+    return roster, people_get(battle.campaign_id), ledger
+
+
+def _pack_rolls(battle: Battle, ledger: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    prefix = f"battle:{battle.key}:"
+    return [e for e in ledger if str(e.get("purpose", "")).startswith(prefix)]
+
+
+def pack_sheet_get(*, battle: Battle) -> PackSheet:
+    return pack_sheets_list(battles=[battle])[0]
+
+
+def sheet_for(battle: Battle, stages: Mapping[str, TurnResolution]) -> PackSheet:
+    roster, people, ledger = _turn_parts(battle, stages)
+    return _sheet(battle, roster, people, _pack_rolls(battle, ledger))

@@ -1,0 +1,92 @@
+"""Writing many rows in a fixed number of queries: the adapters' writes of a turn's state
+(`campaign.adapters.state_save`) touch hundreds of forces and units, and must stay a bounded
+number of statements however many there are."""
+
+from __future__ import annotations
+
+from operator import itemgetter
+from typing import Any
+
+from django.db import connections, models, router
+
+from campaign.models import Campaign
+
+
+def rows_sync(
+    model: type[models.Model], campaign: Campaign, wanted: dict[str, dict[str, Any]]
+) -> dict[str, int]:
+    """Make the campaign's rows of `model` match `wanted` (key → field values) with one read
+    and at most three writes: delete the missing, create the new, update the changed in one
+    statement. Existing rows are read as tuples of the compared fields only. Returns key → pk."""
+    fields = list(next(iter(wanted.values()), {}))
+    existing = {
+        row[1]: (row[0], row[2:])
+        for row in model.objects.filter(campaign=campaign).values_list("pk", "key", *fields)
+    }
+    gone = [pk for key, (pk, _) in existing.items() if key not in wanted]
+    if gone:
+        model.objects.filter(pk__in=gone).delete()
+    new_rows = [
+        model(key=key, campaign=campaign, **vals)
+        for key, vals in wanted.items()
+        if key not in existing
+    ]
+    if new_rows:
+        model.objects.bulk_create(new_rows)
+    changed: list[tuple[int, dict[str, Any]]] = []
+    diff: set[str] = set()
+    as_row = itemgetter(*fields) if len(fields) > 1 else lambda vals: tuple(vals[f] for f in fields)
+    for key, vals in wanted.items():
+        row = existing.get(key)
+        if row is None:
+            continue
+        pk, values = row
+        if as_row(vals) == values:  # the common case, compared in one go
+            continue
+        changed.append((pk, vals))
+        diff.update(f for f, v in zip(fields, values, strict=True) if vals[f] != v)
+    if changed:
+        bulk_update(model, changed, sorted(diff))
+    pks = {key: pk for key, (pk, _) in existing.items() if key in wanted}
+    pks.update({r.key: r.pk for r in new_rows})
+    return pks
+
+
+def bulk_update(
+    model: type[models.Model], changed: list[tuple[int, dict[str, Any]]], fields: list[str]
+) -> None:
+    """Set `fields` of each (pk, values) row in one statement. On PostgreSQL that is an
+    `UPDATE … FROM (VALUES …)`: Django's `bulk_update` builds a CASE WHEN per row and field,
+    which costs about 80 ms of Python for the 165 forces that move in a 240-force turn."""
+    conn = connections[router.db_for_write(model)]
+    if conn.vendor != "postgresql":
+        model.objects.bulk_update(
+            [model(pk=pk, **{f: vals[f] for f in fields}) for pk, vals in changed], fields
+        )
+        return
+    meta = model._meta
+    cols = [meta.get_field(f) for f in fields]
+    qn = conn.ops.quote_name
+    pk_col = qn(meta.pk.column)
+    names = ", ".join([pk_col, *(qn(c.column) for c in cols)])
+    casts = [meta.pk.cast_db_type(conn), *(c.cast_db_type(conn) for c in cols)]
+    row_sql = "(" + ", ".join(f"%s::{cast}" for cast in casts) + ")"
+    sets = ", ".join(f"{qn(c.column)} = v.{qn(c.column)}" for c in cols)
+    per_row = len(casts)
+    limit = conn.features.max_query_params  # None with client-side binding (the default)
+    batch = max(1, limit // per_row) if limit else len(changed)
+    with conn.cursor() as cursor:
+        for i in range(0, len(changed), batch):
+            part = changed[i : i + batch]
+            params: list[Any] = []
+            for pk, vals in part:
+                params.append(pk)
+                params.extend(
+                    c.get_db_prep_save(vals[f], conn) for c, f in zip(cols, fields, strict=True)
+                )
+            cursor.execute(
+                f"UPDATE {qn(meta.db_table)} AS t SET {sets} "
+                f"FROM (VALUES {', '.join([row_sql] * len(part))}) AS v ({names}) "
+                f"WHERE t.{pk_col} = v.{pk_col}",
+                params,
+            )

@@ -1,0 +1,365 @@
+"""A whole campaign as one JSON document: the full export, and the view of it a player or an
+observer may download.
+
+`campaign_export` writes everything needed to rebuild a campaign elsewhere
+(`campaign.exchange.importing`): the rules state, the turns with their orders, seeds and
+stored resolutions, the battles and the memberships. It holds no database ids and no
+timestamps, and every list is sorted, so two databases that hold the same campaign export
+the same bytes (`export_json`).
+
+`campaign_export_for_viewer` is that export for the GM, and for anyone else the same
+document through the fog-of-war lens (`campaign.fog`), as the turn report shows it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from battles.models import Battle
+from campaign import adapters
+from campaign.access import Viewer
+from campaign.fog import (
+    battle_sides_get,
+    event_scrub,
+    event_visible,
+    ledger_for,
+    lens_for,
+    map_view_for,
+)
+from campaign.models import Campaign, Orders, Turn, TurnResolution
+from rules import CampaignState, to_data
+
+FORMAT = "fwcampaign-export"
+VERSION = 1
+
+
+def export_json(data: dict[str, Any]) -> str:
+    """The one way an export is written, so that equal campaigns give equal bytes."""
+    return json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False)
+
+
+def plain(value: Any) -> Any:
+    """JSON data as it reads back from any database (tuples as lists, enums as text)."""
+    return json.loads(json.dumps(value))
+
+
+# --- export ----------------------------------------------------------------------------------
+
+
+def campaign_export(*, campaign: Campaign) -> dict[str, Any]:
+    """Everything of a campaign, as deterministic JSON data (see `export_json`)."""
+    players = list(campaign.players.select_related("side").order_by("position", "key"))
+    turns = list(campaign.turns.order_by("number"))
+    orders = list(
+        Orders.objects.filter(turn__campaign=campaign)
+        .select_related("turn", "player", "submitted_by")
+        .order_by("turn__number", "player__key")
+    )
+    memberships = list(campaign.memberships.select_related("user", "player"))
+    users = {m.user for m in memberships} | {o.submitted_by for o in orders if o.submitted_by}
+    data = {
+        "format": FORMAT,
+        "version": VERSION,
+        "campaign": {
+            "slug": campaign.slug,
+            "name": campaign.name,
+            "description": campaign.description,
+            "fog_of_war": campaign.fog_of_war,
+        },
+        "sides": {s.key: s.name for s in campaign.sides.all()},
+        "colours": {p.key: p.colour for p in players},
+        "state": to_data(adapters.state_load(campaign=campaign)),
+        "users": sorted(
+            (
+                {
+                    "username": u.get_username(),
+                    "first_name": getattr(u, "first_name", ""),
+                    "last_name": getattr(u, "last_name", ""),
+                }
+                for u in users
+            ),
+            key=lambda u: u["username"],
+        ),
+        "memberships": sorted(
+            (
+                {
+                    "username": m.user.get_username(),
+                    "role": m.role,
+                    "player": m.player.key if m.player else None,
+                }
+                for m in memberships
+            ),
+            key=lambda m: m["username"],
+        ),
+        "turns": _turns(campaign, turns, orders),
+        "battles": _battles(campaign),
+    }
+    return plain(data)
+
+
+def _turns(campaign: Campaign, turns: list[Turn], orders: list[Orders]) -> list[dict[str, Any]]:
+    orders_by_turn: dict[int, dict[str, Any]] = {t.pk: {} for t in turns}
+    for o in orders:
+        orders_by_turn[o.turn_id][o.player.key] = {
+            "status": o.status,
+            "data": o.data,
+            "submitted_by": o.submitted_by.get_username() if o.submitted_by else None,
+        }
+    resolutions_by_turn: dict[int, list[dict[str, Any]]] = {t.pk: [] for t in turns}
+    for r in TurnResolution.objects.filter(turn__campaign=campaign):
+        resolutions_by_turn[r.turn_id].append(
+            {
+                "stage": r.stage,
+                "seed": r.seed,
+                "state_before": r.state_before,
+                "inputs": r.inputs,
+                "ledger": r.ledger,
+                "events": r.events,
+            }
+        )
+    order = TurnResolution.STAGE_ORDER
+    return [
+        {
+            "number": t.number,
+            "status": t.status,
+            "deadline": _iso(t.deadline),
+            "battles_deadline": _iso(t.battles_deadline),
+            "timezone": t.timezone,
+            "extensions": t.extensions,
+            "paused": t.paused,
+            "seed": t.seed,
+            "seed_hash": t.seed_hash,
+            "carry": clock_into_carry(t),
+            "orders": orders_by_turn[t.pk],
+            "resolutions": sorted(
+                resolutions_by_turn[t.pk], key=lambda r: order.get(r["stage"], 9)
+            ),
+        }
+        for t in turns
+    ]
+
+
+def _battles(campaign: Campaign) -> list[dict[str, Any]]:
+    return [
+        {
+            "key": b.key,
+            "turn": b.turn.number,
+            "square": [b.x, b.y],
+            "contact_order": b.contact_order,
+            "pack": b.pack,
+            "status": b.status,
+            "resolver": b.resolver,
+            "auto_at_deadline": b.auto_at_deadline,
+            "result": b.result,
+        }
+        for b in Battle.objects.filter(campaign=campaign)
+        .select_related("turn")
+        .order_by("turn__number", "contact_order", "key")
+    ]
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.astimezone(UTC).isoformat() if moment else None
+
+
+# The export keeps the moment a pause began where version 1 has always had it, in the turn's
+# carry: `carry["clock"]["paused_at"]` (the database has a column for it, `Turn.paused_at`).
+
+
+def clock_into_carry(turn: Turn) -> dict[str, Any]:
+    carry = dict(turn.carry or {})
+    if turn.paused_at is not None:
+        carry["clock"] = {"paused_at": turn.paused_at.isoformat()}
+    return carry
+
+
+def clock_from_carry(
+    carry: dict[str, Any], paused: bool, now: datetime
+) -> tuple[dict[str, Any], datetime | None]:
+    """An exported carry without its clock, and when the pause began (`now` for a paused
+    turn that does not say)."""
+    carry = dict(carry)
+    moment = (carry.pop("clock", None) or {}).get("paused_at")
+    if not paused:
+        return carry, None
+    return carry, datetime.fromisoformat(moment) if moment else now
+
+
+# --- the export a viewer may download --------------------------------------------------------
+
+VIEW_FORMAT = "fwcampaign-view"
+HIDDEN_LOOT = "hidden"  # `carried_by` of a holding carried off by a force the side cannot see
+
+
+def campaign_export_for_viewer(*, campaign: Campaign, viewer: Viewer) -> dict[str, Any]:
+    """The GM gets the whole export (`campaign_export`). Anyone else gets a
+    view of it (format `fwcampaign-view`, not importable): the states with only the forces his
+    side may see (and the ghosts of the others), his own orders only, the resolutions' ledger
+    and events filtered as in the report, the battles his side fought, no carried turn data,
+    and no seed of a turn that is not resolved."""
+    full = campaign_export(campaign=campaign)
+    if viewer.is_gm:
+        return full
+    side = viewer.side_key
+    own_key = viewer.player.key if viewer.is_player and viewer.player is not None else None
+    battle_sides = battle_sides_get(campaign=campaign)
+    current = adapters.state_from_data(full["state"], "state")
+    current_view = map_view_for(viewer=viewer, state=current)
+    state = _state_filtered(
+        current,
+        seen={f.id for f in current_view.forces},
+        side=side,
+        own_key=own_key,
+        battle_sides=battle_sides,
+        everything=viewer.sees_everything,
+    )
+    turns = _turns_filtered(campaign, full["turns"], viewer, own_key, battle_sides)
+    seen_battles = (
+        set(battle_sides)
+        if viewer.sees_everything
+        else {b for b, sides in battle_sides.items() if side is not None and side in sides}
+    )
+    return {
+        "format": VIEW_FORMAT,
+        "version": full["version"],
+        "viewer": {
+            "role": viewer.role,
+            "player": own_key,
+            "side": side,
+            "everything": viewer.sees_everything,
+        },
+        "campaign": full["campaign"],
+        "sides": full["sides"],
+        "colours": full["colours"],
+        "state": to_data(state),
+        "ghosts": [
+            {
+                "force_key": g.force_key,
+                "square": list(g.square),
+                "turn_number": g.turn_number,
+                "status": g.status,
+                "figures": g.figures,
+            }
+            for g in current_view.ghosts
+        ],
+        "turns": turns,
+        "battles": [b for b in full["battles"] if b["key"] in seen_battles],
+    }
+
+
+def _turns_filtered(
+    campaign: Campaign,
+    turns: list[dict[str, Any]],
+    viewer: Viewer,
+    own_key: str | None,
+    battle_sides: Mapping[str, Sequence[str]],
+) -> list[dict[str, Any]]:
+    """The exported turns as the viewer may read them: his own orders only, the stored
+    resolutions through his lens, no carried data, no seed before the turn is resolved."""
+    views = {
+        (v.resolution.turn.number, v.resolution.stage): v
+        for v in adapters.stage_states_list(campaign=campaign)
+    }
+    out = []
+    for t in turns:
+        resolved = t["status"] == Turn.Status.RESOLVED
+        resolutions = [
+            _resolution_filtered(r, view, viewer, own_key, battle_sides, resolved)
+            for r in t["resolutions"]
+            if (view := views.get((t["number"], r["stage"]))) is not None
+        ]
+        out.append(
+            {
+                "number": t["number"],
+                "status": t["status"],
+                "deadline": t["deadline"],
+                "timezone": t["timezone"],
+                "extensions": t["extensions"],
+                "paused": t["paused"],
+                "seed": t["seed"] if resolved else None,
+                "seed_hash": t["seed_hash"],
+                "orders": {k: v for k, v in t["orders"].items() if k == own_key},
+                "resolutions": resolutions,
+            }
+        )
+    return out
+
+
+def _state_filtered(
+    state: CampaignState,
+    *,
+    seen: set[str],
+    side: str | None,
+    own_key: str | None,
+    battle_sides: Mapping[str, Sequence[str]],
+    everything: bool = False,
+) -> CampaignState:
+    """A state holding only what the side may know: the `seen` forces, its own players' bank,
+    orders (of `own_key` only) and Will-to-Fight triggers, its battles."""
+    own_players = {p.id for p in state.players if side is not None and p.side == side}
+    return replace(
+        state,
+        forces=tuple(f for f in state.forces if f.id in seen),
+        holdings=tuple(
+            h
+            if h.carried_by is None or h.carried_by in seen
+            else replace(h, carried_by=HIDDEN_LOOT)
+            for h in state.holdings
+        ),
+        force_weather={k: v for k, v in state.force_weather.items() if k in seen},
+        bank={k: v for k, v in state.bank.items() if k in own_players},
+        orders={k: v for k, v in state.orders.items() if k == own_key},
+        pending_battles=tuple(
+            b
+            for b in state.pending_battles
+            if everything or (side is not None and side in battle_sides.get(b.battle_id, ()))
+        ),
+        moves={k: v for k, v in state.moves.items() if k in seen},
+        wtf_triggers={k: v for k, v in state.wtf_triggers.items() if k in own_players},
+    )
+
+
+def _resolution_filtered(
+    r: Mapping[str, Any],
+    view: adapters.StageStates,
+    viewer: Viewer,
+    own_key: str | None,
+    battle_sides: Mapping[str, Sequence[str]],
+    resolved: bool,
+) -> dict[str, Any]:
+    resolution = view.resolution
+    states = (view.before, view.after)
+    lens = lens_for(viewer=viewer, states=states, battle_sides=battle_sides, events=r["events"])
+    # the state a stage started from shows what the side saw at that moment, not later
+    at_start = lens_for(
+        viewer=viewer,
+        states=(view.before,),
+        battle_sides=battle_sides,
+        events=(),
+    )
+    before = _state_filtered(
+        view.before,
+        seen=set(at_start.seen_forces),
+        side=viewer.side_key,
+        own_key=own_key,
+        battle_sides=battle_sides,
+        everything=lens.everything,
+    )
+    if resolution.stage == TurnResolution.Stage.TURN:
+        inputs = {k: v for k, v in r["inputs"].items() if k == own_key}
+    else:
+        inputs = {k: v for k, v in r["inputs"].items() if k in lens.seen_battles or lens.everything}
+    return {
+        "stage": r["stage"],
+        "seed": r["seed"] if resolved else None,
+        "state_before": to_data(before),
+        "inputs": inputs,
+        "ledger": [
+            {k: v for k, v in x.items() if k != "stored_seq"} for x in ledger_for(lens, r["ledger"])
+        ],
+        "events": [event_scrub(lens, e) for e in r["events"] if event_visible(lens, e)],
+    }

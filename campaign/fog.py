@@ -1,0 +1,433 @@
+"""Fog of war: what each viewer may see, decided on the server, in one place.
+
+**The map.** A side sees its own and allied forces, enemy forces inside the zones of control
+of its forces (and in their squares), and enemy forces in the squares of its holdings. Every
+other enemy is shown only as a ghost where the side last saw it ("last seen N turns ago"),
+from `Sighting` rows recorded after each resolution. The GM, and everyone when fog of war is
+off or the campaign has ended (`Viewer.sees_everything`), sees everything.
+
+**A stored resolution** (one stage: Phases 0–2 or Phases 4–8), through a `Lens`. A side sees,
+for that stage:
+
+- its own forces (owned by a player of the side before or after the stage), and the enemy
+  forces visible to it (`visible_force_keys`) in the state the stage started from or in the
+  state it left;
+- the battles its side fought, the holdings its players owned or watched, its own players;
+- squares it watched before or after the stage (`watched_squares`): an enemy force's path is
+  shown only through those squares.
+
+An event is shown when it concerns at least one of those (or is map-wide: weather for the
+whole map, snow, the day, a surrender, the end of the campaign); inside a shown event every
+hidden force, unit, battle or square is removed, so its id, name, square or path never
+reaches the page. A roll of the ledger is shown when its purpose (`"movement:force-f3"`,
+`"after:t1-b1:wounded-u5"` …) names no hidden force, unit or battle and names at least one
+thing the side sees; a purpose that names nothing (`"weather:map"`, the snow days) is public.
+Enemy players' own rolls (will to fight, random events) are not shown. The turn report, the
+battle report, the digest e-mail and a player's export all read through the same lens.
+
+**A battle** (`battle_visible`): the GM always, and everyone when fog of war is off or the
+campaign has ended; under fog of war, the players of the two sides that fight it (a side is
+one army at the table, so an ally whose own forces are not in the battle sees it too); an
+observer who follows a player sees what that player's side sees, one who follows no one sees
+no battle. For anyone else the battle does not exist.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from battles.models import Battle
+from campaign.access import Viewer
+from campaign.models import Campaign, Sighting
+from rules import CampaignState, Coord, Force
+
+# --- the map ---------------------------------------------------------------------------------
+
+
+def watched_squares(state: CampaignState, side_key: str) -> set[Coord]:
+    """Squares a side observes: its forces' squares and zones of control (R6.6.1), and the
+    squares of the holdings its players own."""
+    side_of = {p.id: p.side for p in state.players}
+    watched: set[Coord] = set()
+    for f in state.forces:
+        if side_of[f.owner] == side_key:
+            watched.add(f.square)
+            watched.update(state.map.neighbours(f.square))
+    for h in state.holdings:
+        if side_of.get(h.owner) == side_key and not h.destroyed and h.carried_by is None:
+            watched.add(h.square)
+    return watched
+
+
+def visible_force_keys(state: CampaignState, side_key: str) -> set[str]:
+    side_of = {p.id: p.side for p in state.players}
+    watched = watched_squares(state, side_key)
+    return {f.id for f in state.forces if side_of[f.owner] == side_key or f.square in watched}
+
+
+@dataclass(frozen=True)
+class Ghost:
+    """An enemy force where a side last saw it."""
+
+    force_key: str
+    square: Coord
+    turn_number: int
+    status: str
+    figures: int
+
+    def turns_ago(self, current_turn: int) -> int:
+        return max(0, current_turn - self.turn_number)
+
+
+@dataclass(frozen=True)
+class MapView:
+    """The forces a viewer may see, and the ghosts of the others."""
+
+    forces: tuple[Force, ...]
+    ghosts: tuple[Ghost, ...]
+    everything: bool
+
+
+def map_view_for(*, viewer: Viewer, state: CampaignState) -> MapView:
+    """What this viewer may see of `state`'s forces. Hidden forces are not in the result at
+    all, so no template, JSON or export built from it can leak them."""
+    if viewer.sees_everything:
+        return MapView(tuple(state.forces), (), True)
+    side_key = viewer.side_key
+    if side_key is None:  # an observer following no side sees no forces under fog
+        return MapView((), (), False)
+    keys = visible_force_keys(state, side_key)
+    forces = tuple(f for f in state.forces if f.id in keys)
+    ghosts = tuple(
+        Ghost(s.force_key, (s.x, s.y), s.turn_number, s.status, s.figures)
+        for s in Sighting.objects.filter(campaign=viewer.campaign, side_key=side_key)
+        .exclude(force_key__in=keys)
+        .order_by("force_key")
+    )
+    return MapView(forces, ghosts, False)
+
+
+def sightings_record(*, campaign: Campaign, state: CampaignState) -> None:
+    """Remember, per side, where each enemy force it can see stands now (two queries, however
+    many forces and sides). Forces that left play are forgotten."""
+    side_of = {p.id: p.side for p in state.players}
+    rows = []
+    for side_key in sorted(set(side_of.values())):
+        seen = visible_force_keys(state, side_key)
+        rows.extend(
+            Sighting(
+                campaign=campaign,
+                side_key=side_key,
+                force_key=f.id,
+                x=f.square[0],
+                y=f.square[1],
+                turn_number=state.turn,
+                status=f.status.value,
+                figures=f.figures,
+            )
+            for f in state.forces
+            if side_of[f.owner] != side_key and f.id in seen
+        )
+    Sighting.objects.filter(campaign=campaign).exclude(
+        force_key__in=[f.id for f in state.forces]
+    ).delete()
+    if rows:
+        Sighting.objects.bulk_create(
+            rows,
+            update_conflicts=True,
+            unique_fields=["campaign", "side_key", "force_key"],
+            update_fields=["x", "y", "turn_number", "status", "figures"],
+        )
+
+
+# --- the lens: what one viewer sees of one stage of a turn ---------------------------------
+
+
+# a roll whose purpose starts so is map-wide even if it names a scenario role
+PUBLIC_PURPOSES = ("weather:map", "events:snow-day-")
+PUBLIC_EVENTS = frozenset({"SnowFell", "DayAdvanced", "CampaignEnded", "PlayerSurrendered"})
+FORCE_FIELDS = ("force_id", "by_force_id")
+FORCE_LIST_FIELDS = ("enemy_ids", "order")
+MEMBER_FIELDS = ("unit_id", "individual_id", "general_id")
+PLAYER_FIELDS = ("player_id", "by_player", "from_player", "owner")
+SQUARE_FIELDS = ("square", "frm", "to")
+
+
+_WORD = re.compile(r"[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*")
+
+
+def id_tokens(text: str) -> set[str]:
+    """Every dash-joined run of words in `text`: ids such as "t1-b1" or "f3u2" inside a
+    purpose like "after:t1-b1:deserters-f3u2-exits" or a free-text detail."""
+    out: set[str] = set()
+    for word in _WORD.findall(text):
+        parts = word.split("-")
+        for i in range(len(parts)):
+            for j in range(i + 1, len(parts) + 1):
+                out.add("-".join(parts[i:j]))
+    return out
+
+
+@dataclass(frozen=True)
+class Lens:
+    """The ids a viewer sees and those hidden from him, for one stage (see the module text)."""
+
+    everything: bool
+    forces: frozenset[str] = frozenset()  # every force id known to the stage
+    seen_forces: frozenset[str] = frozenset()
+    own_forces: frozenset[str] = frozenset()
+    member_force: Mapping[str, str] = field(default_factory=dict)  # unit/general/… → force
+    players: frozenset[str] = frozenset()
+    own_players: frozenset[str] = frozenset()
+    battles: frozenset[str] = frozenset()
+    seen_battles: frozenset[str] = frozenset()
+    holdings: frozenset[str] = frozenset()
+    seen_holdings: frozenset[str] = frozenset()
+    watched: frozenset[Coord] = frozenset()
+
+    def force_of(self, token: Any) -> str | None:
+        if not isinstance(token, str):
+            return None
+        if token in self.forces:
+            return token
+        return self.member_force.get(token)
+
+    def secret(self, token: Any) -> bool:
+        """A hidden force (or one of its units, generals, characters) or battle."""
+        if self.everything or not isinstance(token, str):
+            return False
+        fid = self.force_of(token)
+        if fid is not None:
+            return fid not in self.seen_forces
+        return token in self.battles and token not in self.seen_battles
+
+    def sees(self, token: Any) -> bool:
+        """Something the viewer's side sees: a subject that makes an event or roll his."""
+        if self.everything:
+            return True
+        if not isinstance(token, str):
+            return False
+        fid = self.force_of(token)
+        if fid is not None:
+            return fid in self.seen_forces
+        return (
+            token in self.seen_battles or token in self.own_players or token in self.seen_holdings
+        )
+
+    def known(self, token: str) -> bool:
+        return (
+            self.force_of(token) is not None
+            or token in self.players
+            or token in self.battles
+            or token in self.holdings
+        )
+
+    def text_ok(self, text: str) -> bool:
+        return self.everything or not any(self.secret(t) for t in id_tokens(text))
+
+
+def lens_for(
+    *,
+    viewer: Viewer,
+    states: Sequence[CampaignState],
+    battle_sides: Mapping[str, Sequence[str]],
+    events: Iterable[Mapping[str, Any]] = (),
+) -> Lens:
+    """The lens of `viewer` over a stage whose states (before and after) are `states`. Forces
+    named by `events` but in neither state (made and lost within the stage) count as hidden
+    from other sides."""
+    forces, member_force = _stage_ids(states, events)
+    players = frozenset(p.id for s in states for p in s.players)
+    holdings = frozenset(h.id for s in states for h in s.holdings)
+    common = {
+        "forces": frozenset(forces),
+        "member_force": member_force,
+        "players": players,
+        "battles": frozenset(battle_sides),
+        "holdings": holdings,
+    }
+    if viewer.sees_everything:
+        return Lens(everything=True, seen_forces=frozenset(forces), **common)
+    side = viewer.side_key
+    if side is None:  # an observer following no side sees only what is map-wide
+        return Lens(everything=False, **common)
+    own: set[str] = set()
+    seen: set[str] = set()
+    watched: set[Coord] = set()
+    own_players: set[str] = set()
+    seen_holdings: set[str] = set()
+    for s in states:
+        own.update(f.id for f in s.forces if s.side_of(f.owner) == side)
+        own_players.update(p.id for p in s.players if p.side == side)
+        seen_holdings.update(h.id for h in s.holdings if s.side_of(h.owner) == side)
+    for s in states:
+        w = watched_squares(s, side)
+        watched |= w
+        seen |= visible_force_keys(s, side)
+        seen_holdings.update(h.id for h in s.holdings if h.square in w)
+    return Lens(
+        everything=False,
+        seen_forces=frozenset(own | (seen & forces)),
+        own_forces=frozenset(own),
+        own_players=frozenset(own_players),
+        seen_battles=frozenset(b for b, sides in battle_sides.items() if side in sides),
+        seen_holdings=frozenset(seen_holdings),
+        watched=frozenset(watched),
+        **common,
+    )
+
+
+def _stage_ids(
+    states: Sequence[CampaignState], events: Iterable[Mapping[str, Any]]
+) -> tuple[set[str], dict[str, str]]:
+    """Every force id a stage knows (in its states or named by its events), and each unit,
+    general, command or character id → its force."""
+    member_force: dict[str, str] = {}
+    forces: set[str] = set()
+    for s in states:
+        for f in s.forces:
+            forces.add(f.id)
+            for c in f.commands:
+                member_force[c.id] = f.id
+                if c.general is not None:
+                    member_force[c.general.id] = f.id
+                for u in c.units:
+                    member_force[u.id] = f.id
+            for i in f.individuals:
+                member_force[i.id] = f.id
+    for e in events:
+        for k in FORCE_FIELDS:
+            if isinstance(e.get(k), str):
+                forces.add(e[k])
+        for k in FORCE_LIST_FIELDS:
+            forces.update(x for x in e.get(k) or () if isinstance(x, str))
+    for k in list(member_force):  # a force id wins over a member id that reads the same
+        if k in forces:
+            del member_force[k]
+    return forces, member_force
+
+
+def _event_subjects(e: Mapping[str, Any]) -> list[Any]:
+    out: list[Any] = [e.get(k) for k in (*FORCE_FIELDS, *MEMBER_FIELDS, *PLAYER_FIELDS)]
+    for k in FORCE_LIST_FIELDS:
+        out.extend(e.get(k) or ())
+    out += [e.get("battle_id"), e.get("holding_id")]
+    return [x for x in out if x is not None]
+
+
+def event_visible(lens: Lens, e: Mapping[str, Any]) -> bool:
+    if lens.everything:
+        return True
+    kind = e.get("type")
+    if kind in PUBLIC_EVENTS or (kind == "WeatherRolled" and not e.get("force_id")):
+        return True
+    return any(lens.sees(x) for x in _event_subjects(e))
+
+
+def _scrub_value(lens: Lens, value: Any) -> Any:
+    """Free values (reasons, details, triggers): text naming a hidden id is dropped."""
+    if isinstance(value, str):
+        return value if lens.text_ok(value) else ""
+    if isinstance(value, list):
+        return [_scrub_value(lens, v) for v in value]
+    if isinstance(value, dict):
+        return {k: _scrub_value(lens, v) for k, v in value.items() if lens.text_ok(str(k))}
+    return value
+
+
+def event_scrub(lens: Lens, e: Mapping[str, Any]) -> dict[str, Any]:
+    """A shown event without anything hidden: hidden forces, units and battles become None
+    (or leave their lists), an enemy's path keeps only the squares the side watched."""
+    if lens.everything:
+        return dict(e)
+    own = e.get("force_id") in lens.own_forces
+    out: dict[str, Any] = {}
+    for k, v in e.items():
+        if k in ("type", "rule"):
+            out[k] = v
+        elif k in FORCE_FIELDS or k in MEMBER_FIELDS or k == "battle_id":
+            out[k] = None if lens.secret(v) else v
+        elif k in FORCE_LIST_FIELDS:
+            out[k] = [x for x in v or () if not lens.secret(x)]
+        elif k == "path":
+            out[k] = list(v) if own else [sq for sq in v if tuple(sq) in lens.watched]
+        elif k in SQUARE_FIELDS:
+            visible = v is None or own or (isinstance(v, list) and tuple(v) in lens.watched)
+            out[k] = v if visible else None
+        else:
+            out[k] = _scrub_value(lens, v)
+    return out
+
+
+def roll_visible(lens: Lens, entry: Mapping[str, Any]) -> bool:
+    if lens.everything:
+        return True
+    purpose = str(entry.get("purpose", ""))
+    if purpose.startswith(PUBLIC_PURPOSES):
+        return True
+    tokens = id_tokens(purpose)
+    if any(lens.secret(t) for t in tokens):
+        return False
+    ids = [t for t in tokens if lens.known(t)]
+    return not ids or any(lens.sees(t) for t in ids)
+
+
+def roll_scrub(lens: Lens, entry: Mapping[str, Any]) -> dict[str, Any]:
+    if lens.everything:
+        return dict(entry)
+    hidden = _("(hidden)")
+    out = dict(entry)
+    out["outcome"] = (
+        entry.get("outcome", "") if lens.text_ok(str(entry.get("outcome", ""))) else hidden
+    )
+    out["details"] = [d if lens.text_ok(str(d)) else hidden for d in entry.get("details", [])]
+    out["modifiers"] = [
+        {**m, "reason": m.get("reason", "") if lens.text_ok(str(m.get("reason", ""))) else hidden}
+        for m in entry.get("modifiers", [])
+    ]
+    return out
+
+
+def ledger_for(lens: Lens, ledger: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The rolls a lens shows, scrubbed. Under fog they are numbered again from 1 (the stored
+    number is kept as `stored_seq`): the gaps would count the enemy's hidden forces."""
+    shown = [roll_scrub(lens, x) for x in ledger if roll_visible(lens, x)]
+    if not lens.everything:
+        for number, entry in enumerate(shown, start=1):
+            entry["stored_seq"], entry["seq"] = entry.get("seq"), number
+    return shown
+
+
+# --- battles ---------------------------------------------------------------------------------
+
+
+def battle_sides(battle: Battle) -> tuple[str, ...]:
+    """The alliances (side keys) that fight `battle`, side "a" first."""
+    return tuple(str(s.get("side")) for s in (battle.pack or {}).get("sides", []))
+
+
+def battle_visible(*, viewer: Viewer, battle: Battle) -> bool:
+    """Whether `viewer` may see this battle at all (see the module text)."""
+    if battle.campaign_id != viewer.campaign.pk:
+        return False
+    return sees_sides(viewer, battle_sides(battle))
+
+
+def sees_sides(viewer: Viewer, sides: Iterable[str]) -> bool:
+    if viewer.sees_everything:
+        return True
+    return viewer.side_key is not None and viewer.side_key in sides
+
+
+def battle_sides_get(*, campaign: Campaign) -> dict[str, tuple[str, ...]]:
+    """Battle id → the alliances that fought it, side "a" first: what a lens needs to know
+    which battles a viewer's side fought (one query)."""
+    return {
+        key: tuple(str(s.get("side")) for s in sides or ())
+        for key, sides in Battle.objects.filter(campaign=campaign).values_list("key", "pack__sides")
+    }

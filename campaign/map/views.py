@@ -1,0 +1,36 @@
+"""The campaign map: the page (server-rendered SVG) and the same data as JSON.
+
+What a viewer sees is decided in `campaign.map.build` (fog of war through `campaign.fog`);
+both views serve that one model, so the page and the JSON can never
+disagree about what is hidden. Neither is cached anywhere: each answer belongs to one viewer.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from campaign.access import campaign_viewer
+from campaign.map.build import map_model_for
+
+
+@never_cache
+@require_GET
+def map_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """The map with its legend; an htmx request (the refresh link) gets only the map panel."""
+    viewer = campaign_viewer(request, slug)
+    context = {"campaign": viewer.campaign, "viewer": viewer, "map": map_model_for(viewer=viewer)}
+    template = "campaign/map.html#map-panel" if request.htmx else "campaign/map.html"
+    return render(request, template, context)
+
+
+@never_cache
+@require_GET
+def map_json(request: HttpRequest, slug: str) -> JsonResponse:
+    """The map as the viewer may see it, for download or scripts (the page's data)."""
+    viewer = campaign_viewer(request, slug)
+    response = JsonResponse(map_model_for(viewer=viewer).as_json())
+    response["Content-Disposition"] = f'inline; filename="{viewer.campaign.slug}-map.json"'
+    return response

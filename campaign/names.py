@@ -1,0 +1,105 @@
+"""Readable names for the ids of a stage of a turn: forces, their units, generals and
+characters, holdings, players and battles, as the turn report, the battle report and the
+digest e-mail print them. A name comes from the stage's states (a force lost during the stage
+is still in the state it started from); an id the viewer may not see is never passed in (the
+fog-of-war lens scrubs it first), so it reads as "an unseen force"."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from campaign.fog import Lens, id_tokens
+from rules import CampaignState
+
+
+class Names:
+    """Readable names for the ids of a stage, from its states (forces lost in the stage are
+    still in the state it started from) and the campaign's sides."""
+
+    def __init__(
+        self,
+        states: Sequence[CampaignState],
+        *,
+        sides: Mapping[str, str],
+        battle_sides: Mapping[str, Mapping[str, str]] | None = None,
+        everything: bool,
+    ) -> None:
+        self.everything = everything
+        self.sides = sides
+        self.battle_sides = battle_sides or {}  # battle id → "a"/"b" → alliance name
+        self._forces: dict[str, str] = {}
+        self._members: dict[str, tuple[str, str]] = {}  # id → (label, force id)
+        self._holdings: dict[str, str] = {}
+        self._players: dict[str, str] = {}
+        for s in states:
+            for p in s.players:
+                self._players[p.id] = p.name or p.id
+            for h in s.holdings:
+                self._holdings[h.id] = h.name or h.id
+            for f in s.forces:
+                self._forces[f.id] = f.name or _("force %(id)s") % {"id": f.id}
+                for c in f.commands:
+                    if c.general is not None:
+                        self._members[c.general.id] = (
+                            c.general.name or _("the general %(id)s") % {"id": c.general.id},
+                            f.id,
+                        )
+                    for u in c.units:
+                        self._members[u.id] = (u.type or u.id, f.id)
+                for i in f.individuals:
+                    self._members[i.id] = (i.name or i.kind.value.replace("-", " "), f.id)
+
+    def force(self, fid: Any) -> str:
+        if not fid:
+            return _("an unseen force")
+        return self._forces.get(fid) or _("force %(id)s") % {"id": fid}
+
+    def member(self, mid: Any) -> str:
+        if not mid:
+            return _("an unseen unit")
+        label, _fid = self._members.get(mid, (mid, None))
+        return label
+
+    def holding(self, hid: Any) -> str:
+        return self._holdings.get(hid, hid) if hid else _("a holding")
+
+    def player(self, pid: Any) -> str:
+        return self._players.get(pid, pid) if pid else "—"
+
+    def battle(self, bid: Any) -> str:
+        if not bid:
+            return _("a battle")
+        return _("battle %(id)s") % {"id": bid}
+
+    def forces(self, fids: Iterable[Any]) -> str:
+        names = [self.force(f) for f in fids]
+        return ", ".join(names) if names else _("no force you can see")
+
+    def subject(self, lens: Lens, purpose: str) -> str:
+        """Who a roll is about, by name."""
+        found: list[str] = []
+        for t in sorted(id_tokens(purpose), key=purpose.find):
+            if not lens.sees(t):
+                continue
+            if t in self._forces:
+                label = self._forces[t]
+            elif t in self._members:
+                label, fid = self._members[t]
+                label = _("%(member)s of %(force)s") % {
+                    "member": label,
+                    "force": self.force(fid),
+                }
+            elif t in self._players:
+                label = self._players[t]
+            elif t in self._holdings:
+                label = self._holdings[t]
+            elif t in lens.battles:
+                label = self.battle(t)
+            else:
+                continue
+            if label not in found:
+                found.append(label)
+        return ", ".join(found) if found else _("the whole map")

@@ -1,0 +1,473 @@
+"""Reads for the orders page: a player's forces, his saved orders, what the map may show him
+while he draws a path, and the exact chances of the Phase 1 force test (R5.2).
+
+Enemy forces and their zones of control come only from the forces the viewer may see
+(`campaign.fog`): a hidden enemy is never in anything built here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+from django.utils.translation import gettext as _
+
+from campaign import adapters
+from campaign.access import Viewer
+from campaign.fog import Ghost, map_view_for
+from campaign.labels import STATUS, TERRITORY, features_label, label
+from campaign.map.build import map_model
+from campaign.map.model import Clickable, MapModel
+from campaign.models import Orders, Player, Turn
+from rules import (
+    CampaignState,
+    Coord,
+    Feature,
+    Force,
+    ForceOrders,
+    FormatError,
+    Modifier,
+    PlayerOrders,
+    Status,
+    Territory,
+    force_test_modifiers,
+    force_test_pass_probability,
+    legal_moves,
+    validate_orders,
+)
+
+
+def square_label(square: Coord) -> str:
+    return f"({square[0]}, {square[1]})"
+
+
+# --- saved orders ----------------------------------------------------------------------------
+
+
+def orders_get_for_player(*, player: Player, turn: Turn) -> Orders | None:
+    """The player's Orders row for the turn (saved or confirmed), or None if he has none."""
+    return Orders.objects.filter(turn=turn, player=player).select_related("submitted_by").first()
+
+
+def player_orders_get(*, player: Player, row: Orders | None) -> PlayerOrders:
+    """The row's data as rules orders; no row (or data that no longer parse) means none."""
+    if row is None:
+        return PlayerOrders(player.key)
+    try:
+        return adapters.orders_from_data(player.key, row.data)
+    except FormatError:
+        return PlayerOrders(player.key)
+
+
+# --- the player's forces ---------------------------------------------------------------------
+
+
+class ForceFacts:
+    """What the orders page shows of a force (`self.force`), own or enemy."""
+
+    force: Force
+
+    @property
+    def key(self) -> str:
+        return self.force.id
+
+    @property
+    def name(self) -> str:
+        return self.force.name or self.force.id
+
+    @property
+    def figures(self) -> int:
+        return self.force.figures
+
+    @property
+    def status_label(self) -> str:
+        return label(STATUS, self.force.status)
+
+    @property
+    def square_label(self) -> str:
+        return square_label(self.force.square)
+
+
+@dataclass(frozen=True)
+class ForceCard(ForceFacts):
+    """One of the player's forces as the orders page shows it."""
+
+    force: Force
+    territory: Territory
+    features: tuple[Feature, ...]
+    snow: int
+    orders: ForceOrders | None  # as saved
+    legal: frozenset[Coord]  # squares a path may use this turn (rules.orders.legal_moves)
+    enemies: tuple[EnemyChoice, ...] = ()  # visible enemy forces, nearest first
+
+    @property
+    def status(self) -> Status:
+        return self.force.status
+
+    @property
+    def square(self) -> Coord:
+        return self.force.square
+
+    @property
+    def leader(self):
+        return self.force.leader
+
+    @property
+    def points(self) -> int:
+        return self.force.points
+
+    @property
+    def carries_loot(self) -> bool:
+        return self.force.carries_loot
+
+    @property
+    def territory_label(self) -> str:
+        return label(TERRITORY, self.territory)
+
+    @property
+    def features_label(self) -> str:
+        return features_label(self.features)
+
+
+def _snow(state: CampaignState, square: Coord) -> int:
+    # the force-test snow modifier exists in the Incursion only (§11.5, R5.2)
+    return state.snow_at(square) if state.scenario == "incursion" else 0
+
+
+def force_cards_list_for_player(
+    *, state: CampaignState, player_key: str, orders: PlayerOrders
+) -> list[ForceCard]:
+    """The player's forces in the state's order, each with its saved orders and legal squares."""
+    return [
+        ForceCard(
+            force=f,
+            territory=state.territory(player_key, f.square),
+            features=tuple(sorted(state.map.features_at(f.square))),
+            snow=_snow(state, f.square),
+            orders=orders.for_force(f.id),
+            legal=frozenset(legal_moves(state, f)),
+        )
+        for f in state.forces
+        if f.owner == player_key
+    ]
+
+
+# --- what the player may see of the enemy --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EnemyChoice(ForceFacts):
+    """A visible enemy force a player may ask the odds against, as his side sees it."""
+
+    force: Force
+    distance: int  # in squares from the player's force (diagonal steps count one)
+
+
+def enemy_choices(card: ForceCard, enemies: tuple[Force, ...]) -> tuple[EnemyChoice, ...]:
+    """The visible enemy forces, nearest to the card's force first."""
+    x, y = card.square
+    choices = [EnemyChoice(f, max(abs(f.square[0] - x), abs(f.square[1] - y))) for f in enemies]
+    return tuple(sorted(choices, key=lambda c: (c.distance, c.name, c.key)))
+
+
+@dataclass(frozen=True)
+class EnemyPicture:
+    """Enemy forces the viewer can see, their zones of control (R6.6.1), and ghosts."""
+
+    squares: frozenset[Coord]
+    zoc: frozenset[Coord]
+    ghosts: tuple[Ghost, ...]
+    friendly: frozenset[Coord]  # squares of the viewer's own and allied forces
+    forces: tuple[Force, ...] = ()  # the visible enemy forces themselves
+
+    def force(self, force_key: str) -> Force | None:
+        """A visible enemy force; None for any other key, hidden enemies included."""
+        return next((f for f in self.forces if f.id == force_key), None)
+
+
+def enemy_picture_get_for_viewer(*, viewer: Viewer, state: CampaignState) -> EnemyPicture:
+    """Built from `map_view_for`, so a hidden enemy force is not in it at all."""
+    view = map_view_for(viewer=viewer, state=state)
+    side = viewer.side_key
+    side_of = {p.id: p.side for p in state.players}
+    enemies = [f for f in view.forces if side is None or side_of[f.owner] != side]
+    friends = [f for f in view.forces if side is not None and side_of[f.owner] == side]
+    squares = frozenset(f.square for f in enemies)
+    zoc = frozenset(n for f in enemies for n in state.map.neighbours(f.square))
+    return EnemyPicture(
+        squares, zoc, view.ghosts, frozenset(f.square for f in friends), tuple(enemies)
+    )
+
+
+# --- the whole page --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OrdersPage:
+    """Everything the orders page of one player shows."""
+
+    turn: Turn
+    player: Player
+    state: CampaignState
+    row: Orders | None
+    orders: PlayerOrders
+    forces: tuple[ForceCard, ...]
+    enemy: EnemyPicture
+    surrendered: bool = False
+
+    @property
+    def editable(self) -> bool:
+        """Orders stay editable while the turn is open (and the player has not surrendered)."""
+        return self.turn.is_open and not self.surrendered
+
+    @property
+    def confirmed(self) -> bool:
+        return self.row is not None and self.row.status == Orders.Status.CONFIRMED
+
+    def card(self, force_key: str) -> ForceCard | None:
+        return next((c for c in self.forces if c.key == force_key), None)
+
+
+def orders_page_get_for_player(*, viewer: Viewer, turn: Turn) -> OrdersPage:
+    """The orders page of the viewer's own army for `turn` (a player viewer only)."""
+    player = viewer.player
+    assert player is not None
+    state = adapters.state_load(campaign=viewer.campaign)
+    row = orders_get_for_player(player=player, turn=turn)
+    orders = player_orders_get(player=player, row=row)
+    enemy = enemy_picture_get_for_viewer(viewer=viewer, state=state)
+    cards = [
+        replace(card, enemies=enemy_choices(card, enemy.forces))
+        for card in force_cards_list_for_player(state=state, player_key=player.key, orders=orders)
+    ]
+    me = next((p for p in state.players if p.id == player.key), None)
+    return OrdersPage(
+        turn=turn,
+        player=player,
+        state=state,
+        row=row,
+        orders=orders,
+        forces=tuple(cards),
+        enemy=enemy,
+        surrendered=bool(me and me.surrendered),
+    )
+
+
+def orders_list_for_gm(*, turn: Turn) -> list[tuple[Player, Orders | None]]:
+    """Every player of the turn's campaign with his Orders row for the turn (or None)."""
+    rows = {o.player_id: o for o in Orders.objects.filter(turn=turn).select_related("submitted_by")}
+    players = Player.objects.filter(campaign_id=turn.campaign_id).select_related("side")
+    return [(p, rows.get(p.pk)) for p in players.order_by("position", "key")]
+
+
+# --- the force test (R5.2) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    key: str  # ok / defend / confused / unsteady / shattered / destroyed
+    chance: Fraction
+    label: str = ""
+
+    @property
+    def percent(self) -> float:
+        return float(self.chance * 100)
+
+    @property
+    def sixths(self) -> int:
+        return int(self.chance * 6)
+
+
+def _outcome_label(key: str, status: Status) -> str:
+    if key == "ok":
+        return _("the requested order")
+    if key == "destroyed":
+        return _("complete disaster: the force is destroyed")
+    named = Status(key)
+    if named is Status.CONFUSED and status is Status.CONFUSED:
+        # p. 9: a Confused force suffering a further reaction becomes Unsteady (R5.2.1)
+        return _("Unsteady (a Confused force that scores 3)")
+    return label(STATUS, named)
+
+
+def _modifier_label(m: Modifier, status: Status) -> str:
+    """The rules name each modifier in English; these are the same reasons for people."""
+    if m.reason == "leader CV":
+        return _("leader's command value")
+    if m.reason.startswith("force is "):
+        return _("the force is %(status)s") % {"status": label(STATUS, status)}
+    if m.reason == "on a mountain square":
+        return _("on a mountain square")
+    if m.reason == "enemy territory":
+        return _("in enemy territory")
+    if m.reason == "friendly territory":
+        return _("in friendly territory")
+    if m.reason.startswith("snow"):
+        return _("snow (§11.5)")
+    return m.reason
+
+
+@dataclass(frozen=True)
+class ForceTestChances:
+    """The exact distribution of a force test with the force's current modifiers."""
+
+    requested: Status
+    status: Status  # the force's status now
+    modifiers: tuple[Modifier, ...]
+    outcomes: tuple[Outcome, ...]  # most favourable first, zero chances left out
+    refused: tuple[str, ...] = ()  # why the order would be refused without a test
+
+    @property
+    def total_modifier(self) -> int:
+        return sum(m.value for m in self.modifiers)
+
+    @property
+    def ok(self) -> Fraction:
+        if self.refused:
+            return Fraction(0)
+        return next((o.chance for o in self.outcomes if o.key == "ok"), Fraction(0))
+
+    @property
+    def ok_percent(self) -> float:
+        return float(self.ok * 100)
+
+    @property
+    def ok_sixths(self) -> int:
+        return int(self.ok * 6)
+
+    @property
+    def others(self) -> tuple[Outcome, ...]:
+        return tuple(o for o in self.outcomes if o.key != "ok")
+
+    @property
+    def requested_label(self) -> str:
+        return label(STATUS, self.requested)
+
+    @property
+    def modifier_rows(self) -> list[tuple[str, int]]:
+        return [(_modifier_label(m, self.status), m.value) for m in self.modifiers]
+
+
+OUTCOME_ORDER = ("ok", "defend", "confused", "unsteady", "shattered", "destroyed")
+
+
+def force_test_chances_get(
+    *, state: CampaignState, force: Force, requested: Status
+) -> ForceTestChances:
+    """R5.2 for `force` asking for `requested` now: leader CV, its status, a mountain square,
+    the territory and (Incursion) snow, exactly as Phase 1 will apply them. The distribution
+    is in sixths, so each chance is turned back into an exact fraction."""
+    kwargs = {
+        "cv": force.cv,
+        "status": force.status,
+        "features": state.map.features_at(force.square),
+        "territory": state.territory(force.owner, force.square),
+        "snow": _snow(state, force.square),
+    }
+    dist = force_test_pass_probability(**kwargs)
+    outcomes = tuple(
+        Outcome(
+            key,
+            Fraction(dist[key]).limit_denominator(6),
+            _outcome_label(key, force.status),
+        )
+        for key in OUTCOME_ORDER
+        if dist.get(key)
+    )
+    # an order the rules refuse without a test (loot and Full Speed, Probe composition)
+    probe = PlayerOrders(force.owner, {force.id: ForceOrders(force.id, change_to=requested)})
+    refused = tuple(
+        e.code
+        for e in validate_orders(state, force.owner, probe)
+        if e.force_id == force.id and e.field == "change_to"
+    )
+    return ForceTestChances(
+        requested=requested,
+        status=force.status,
+        modifiers=tuple(force_test_modifiers(**kwargs)),
+        outcomes=outcomes,
+        refused=refused,
+    )
+
+
+# --- the map for drawing a path --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NextStep:
+    square: Coord
+    features: frozenset[Feature]
+    territory: Territory
+    zoc: bool  # entering it stops the force or brings contact (R6.6.3)
+    enemy: bool  # a visible enemy force stands there: entering it is contact (R6.7.1)
+
+    @property
+    def value(self) -> str:
+        return f"{self.square[0]},{self.square[1]}"
+
+    @property
+    def label(self) -> str:
+        parts = [square_label(self.square), features_label(self.features)]
+        parts.append(label(TERRITORY, self.territory))
+        if self.enemy:
+            parts.append(_("an enemy force: contact"))
+        elif self.zoc:
+            parts.append(_("enemy zone of control"))
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class PathMap:
+    """The map for drawing one force's path, and the squares its next step may take."""
+
+    map: MapModel
+    next_steps: tuple[NextStep, ...]
+
+
+def path_map_get(
+    *,
+    viewer: Viewer,
+    page: OrdersPage,
+    card: ForceCard,
+    path: tuple[Coord, ...],
+    clickable: Clickable,
+    error_index: int | None = None,
+) -> PathMap:
+    """The campaign map as this player sees it (fog of war applied by `campaign.map.build`),
+    with the force's legal squares, the next steps, visible enemies' zones of control, the
+    path and a refused step highlighted. Every highlight comes from what the player may know."""
+    state = page.state
+    last = path[-1] if path else card.square
+    nexts = (
+        sorted(
+            (n for n in state.map.neighbours(last) if n in card.legal),
+            key=lambda c: (c[1], c[0]),
+        )
+        if len(path) < 3
+        else []
+    )
+    refused = (
+        [path[error_index]] if error_index is not None and 0 <= error_index < len(path) else []
+    )
+    every = ((x, y) for y in range(state.map.height) for x in range(state.map.width))
+    highlight = {
+        "out": [sq for sq in every if sq not in card.legal and sq != card.square],
+        "legal": card.legal,
+        "next": nexts,
+        "enemy-zoc": page.enemy.zoc,
+        "path": [sq for sq in path if state.map.on_map(sq)],
+        "refused": [sq for sq in refused if state.map.on_map(sq)],
+        "selected": [card.square],
+    }
+    model = map_model(viewer=viewer, state=state, highlight=highlight, clickable=clickable)
+    steps = tuple(
+        NextStep(
+            n,
+            state.map.features_at(n),
+            state.territory(page.player.key, n),
+            n in page.enemy.zoc,
+            n in page.enemy.squares,
+        )
+        for n in nexts
+    )
+    return PathMap(model, steps)

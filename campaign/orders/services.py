@@ -1,0 +1,161 @@
+"""Writing a player's standing orders for the open turn: all of them at once
+(`orders_submit`), one force at a time from the orders page, and confirming them.
+
+Every write goes through `orders_submit`, which validates the whole of the player's orders
+with `rules.validate_orders` and refuses a turn that is no longer open, leaving what was
+saved before untouched. Saving is not confirming: any change drops confirmed orders back to
+"saved", so the player confirms again once he is done. A confirmation is announced
+(`campaign.signals.orders_confirmed`): the last one may close the turn before its deadline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from campaign import adapters
+from campaign.errors import ServiceError, TurnNotOpen
+from campaign.models import Force, Orders, Player, Turn
+from campaign.signals import orders_confirmed
+from rules import Coord, ForceOrders, FormatError, OrderError, to_data, validate_orders
+
+
+class InvalidOrders(ServiceError):
+    """Orders the rules refuse; `errors` are the rules' own (`rules.OrderError`), which the
+    orders form puts beside the fields they concern."""
+
+    def __init__(self, errors: list[OrderError]) -> None:
+        self.errors = errors
+        super().__init__("; ".join(e.message for e in errors))
+
+
+class ForceNotYours(ServiceError):
+    """An order for a force the player does not command (or that does not exist)."""
+
+
+@dataclass(frozen=True)
+class OrdersSaved:
+    orders: Orders
+    was_confirmed: bool  # the save set confirmed orders back to "saved"
+
+
+def _open_turn(turn: Turn) -> Turn:
+    """The turn, locked, if it still takes orders."""
+    turn = Turn.objects.select_for_update().get(pk=turn.pk)
+    if not turn.is_open:
+        raise TurnNotOpen(
+            f"Turn {turn.number} is {turn.get_status_display().lower()}: orders can no longer "
+            "be changed. Your saved orders are kept as they were."
+        )
+    return turn
+
+
+@transaction.atomic
+def orders_submit(
+    *, player: Player, turn: Turn, data: dict[str, Any], confirm: bool = False, user=None
+) -> Orders:
+    """Save (and optionally confirm) a player's orders for an open turn. Invalid orders are
+    refused with every error; orders for a closed turn are refused and whatever was saved
+    before stays as it was."""
+    turn = _open_turn(turn)
+    if player.campaign_id != turn.campaign_id:
+        raise ServiceError("This player does not belong to the turn's campaign.")
+    try:
+        po = adapters.orders_from_data(player.key, data)
+    except FormatError as e:
+        raise InvalidOrders([OrderError(None, "format", str(e))]) from e
+    state = adapters.state_load(campaign=turn.campaign)
+    errors = validate_orders(state, player.key, po)
+    if errors:
+        raise InvalidOrders(errors)
+    now = timezone.now()
+    orders, _ = Orders.objects.update_or_create(
+        turn=turn,
+        player=player,
+        defaults={
+            "data": adapters.orders_to_data(po),
+            "status": Orders.Status.CONFIRMED if confirm else Orders.Status.SAVED,
+            "confirmed_at": now if confirm else None,
+            "submitted_by": user,
+        },
+    )
+    if confirm:
+        orders_confirmed.send(sender=Orders, turn=turn)
+    return orders
+
+
+def path_after_click(*, path: tuple[Coord, ...], square: Coord) -> tuple[Coord, ...]:
+    """The path after a click on `square`: a square already on the path is removed together
+    with every step after it (clicking the last step undoes it); any other square is added
+    as the next step. Whether the step is legal is for `validate_orders` to say."""
+    if square in path:
+        return path[: path.index(square)]
+    return (*path, square)
+
+
+def _locked(player: Player, turn: Turn) -> tuple[Turn, Orders | None]:
+    """Lock the turn (as `orders_submit` does) before reading the saved orders, so that two
+    edits of different forces at once cannot overwrite each other."""
+    turn = _open_turn(turn)
+    return turn, Orders.objects.filter(turn=turn, player=player).first()
+
+
+def _check_force(player: Player, force_key: str) -> None:
+    if not Force.objects.filter(
+        campaign_id=player.campaign_id, key=force_key, owner=player
+    ).exists():
+        raise ForceNotYours(f"You do not command a force {force_key!r}.")
+
+
+def _save(
+    player: Player, turn: Turn, row: Orders | None, data: dict[str, Any], user
+) -> OrdersSaved:
+    was_confirmed = row is not None and row.status == Orders.Status.CONFIRMED
+    orders = orders_submit(player=player, turn=turn, data=data, confirm=False, user=user)
+    return OrdersSaved(orders, was_confirmed)
+
+
+@transaction.atomic
+def force_orders_save(
+    *, player: Player, turn: Turn, force_orders: ForceOrders, user=None
+) -> OrdersSaved:
+    """Save one force's orders into the player's orders for the turn, keeping the rest as
+    saved (other forces, initiative priority, reinforcement requests)."""
+    _check_force(player, force_orders.force_id)
+    turn, row = _locked(player, turn)
+    data = dict(row.data) if row is not None else {}
+    fo = to_data(force_orders)
+    fo.pop("force_id")
+    data["forces"] = {**(data.get("forces") or {}), force_orders.force_id: fo}
+    return _save(player, turn, row, data, user)
+
+
+@transaction.atomic
+def force_orders_clear(*, player: Player, turn: Turn, force_key: str, user=None) -> OrdersSaved:
+    """Remove one force's orders: it keeps its status and does not move (R5.1.4)."""
+    _check_force(player, force_key)
+    turn, row = _locked(player, turn)
+    data = dict(row.data) if row is not None else {}
+    data["forces"] = {k: v for k, v in (data.get("forces") or {}).items() if k != force_key}
+    return _save(player, turn, row, data, user)
+
+
+@transaction.atomic
+def orders_confirm(*, player: Player, turn: Turn, user=None) -> Orders:
+    """Confirm the player's saved orders (with none saved: every force holds, R5.1.4).
+    They stay editable until the turn closes; an edit makes them "saved" again."""
+    turn, row = _locked(player, turn)
+    data = dict(row.data) if row is not None else {}
+    return orders_submit(player=player, turn=turn, data=data, confirm=True, user=user)
+
+
+@transaction.atomic
+def orders_unconfirm(*, player: Player, turn: Turn, user=None) -> Orders | None:
+    """Withdraw the confirmation; the orders stay saved as they are."""
+    turn, row = _locked(player, turn)
+    if row is None or row.status != Orders.Status.CONFIRMED:
+        return row
+    return orders_submit(player=player, turn=turn, data=dict(row.data), confirm=False, user=user)

@@ -1,0 +1,189 @@
+"""The report of a turn: its narrative and dice ledger, read from the stored resolutions and
+filtered by what the viewer may see (`campaign.fog`: the lens of each stage), and the replay
+check as the viewer may read it. The digest e-mail tells the same narrative.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from django.utils.translation import gettext as _
+
+from campaign import adapters
+from campaign.access import Viewer
+from campaign.exchange.replay import turn_replay
+from campaign.fog import Lens, battle_sides_get, event_scrub, event_visible, ledger_for, lens_for
+from campaign.labels import PHASE, label
+from campaign.models import Side, Turn, TurnResolution
+from campaign.names import Names
+from campaign.sentences import event_sentence, signed
+
+
+def roll_phase(purpose: str) -> str:
+    return purpose.split(":", 1)[0]
+
+
+@dataclass(frozen=True)
+class EventLine:
+    index: int  # 1-based, as the replay check counts
+    type: str
+    text: str
+    rule: str
+
+
+@dataclass(frozen=True)
+class RollLine:
+    stage: str
+    stage_label: str
+    number: int  # as shown: the viewer's own count, so that gaps do not betray hidden rolls
+    seq: int  # as stored (the replay check names it)
+    phase: str
+    phase_label: str
+    purpose: str
+    subject: str
+    rule: str
+    dice: str
+    natural: list[int]
+    modifiers: list[tuple[str, str]]  # (reason, signed value)
+    total: int | None
+    outcome: str
+    details: list[str]
+
+
+@dataclass(frozen=True)
+class StageReport:
+    stage: str
+    label: str
+    events: list[EventLine]
+    rolls: list[RollLine]
+
+
+@dataclass(frozen=True)
+class TurnReport:
+    turn: Turn
+    stages: list[StageReport]
+    everything: bool
+
+    @property
+    def rolls(self) -> list[RollLine]:
+        return [r for s in self.stages for r in s.rolls]
+
+    @property
+    def phases(self) -> list[tuple[str, str]]:
+        seen: dict[str, str] = {}
+        for r in self.rolls:
+            seen.setdefault(r.phase, r.phase_label)
+        return list(seen.items())
+
+    def rolls_in(self, phase: str | None) -> list[RollLine]:
+        return [r for r in self.rolls if not phase or r.phase == phase]
+
+
+def turn_report_get(*, turn: Turn, viewer: Viewer) -> TurnReport:
+    """The narrative and ledger of a turn as `viewer` may see them (see the module text)."""
+    campaign = turn.campaign
+    battle_sides = battle_sides_get(campaign=campaign)
+    side_names = dict(Side.objects.filter(campaign=campaign).values_list("key", "name"))
+    by_battle = {
+        bid: {letter: side_names.get(key, key) for letter, key in zip("ab", sides, strict=False)}
+        for bid, sides in battle_sides.items()
+    }
+    stages = []
+    for view in adapters.stage_states_list(campaign=campaign, number=turn.number):
+        r = view.resolution
+        states = (view.before, view.after)
+        lens = lens_for(viewer=viewer, states=states, battle_sides=battle_sides, events=r.events)
+        names = Names(states, sides=side_names, battle_sides=by_battle, everything=lens.everything)
+        stages.append(_stage_report(r, lens, names))
+    return TurnReport(turn, stages, viewer.sees_everything)
+
+
+def _stage_report(r: TurnResolution, lens: Lens, names: Names) -> StageReport:
+    stage_label = str(TurnResolution.Stage(r.stage).label)
+    events = [
+        EventLine(
+            i, str(e.get("type")), event_sentence(event_scrub(lens, e), names), e.get("rule", "")
+        )
+        for i, e in enumerate(r.events, start=1)
+        if event_visible(lens, e)
+    ]
+    rolls = []
+    for entry in ledger_for(lens, r.ledger):
+        purpose = str(entry.get("purpose", ""))
+        phase = roll_phase(purpose)
+        natural = list(entry.get("natural") or [])
+        rolls.append(
+            RollLine(
+                stage=r.stage,
+                stage_label=stage_label,
+                number=int(entry.get("seq", 0)),
+                seq=int(entry.get("stored_seq", entry.get("seq", 0))),
+                phase=phase,
+                phase_label=label(PHASE, phase),
+                purpose=purpose,
+                subject=names.subject(lens, purpose),
+                rule=str(entry.get("rule", "")),
+                dice=f"{len(natural)}D{entry.get('sides', 6)}",
+                natural=natural,
+                modifiers=[
+                    (str(m.get("reason", "")), signed(int(m.get("value", 0))))
+                    for m in entry.get("modifiers", [])
+                ],
+                total=entry.get("total"),
+                outcome=str(entry.get("outcome", "")),
+                details=[str(d) for d in entry.get("details", [])],
+            )
+        )
+    return StageReport(r.stage, stage_label, events, rolls)
+
+
+# --- the replay check, as a viewer may read it -----------------------------------------------
+
+_LEDGER_LINE = re.compile(r"^(?P<stage>.+?): ledger #(?P<seq>\d+) \((?P<purpose>[^)]*)\)")
+_EVENT_LINE = re.compile(r"^(?P<stage>.+?): event #(?P<index>\d+) \((?P<kind>[^)]*)\)")
+
+
+@dataclass(frozen=True)
+class ReplayCheck:
+    ok: bool
+    stages: list[str]
+    lines: list[str]
+    hidden: int  # differences in rolls or events the viewer cannot see
+
+
+def turn_replay_for_viewer(*, turn: Turn, viewer: Viewer) -> ReplayCheck:
+    """Replay the turn (`campaign.exchange.replay.turn_replay`). The GM (and everyone without fog)
+    reads every difference as the replay states it; a player reads, for each roll or event he
+    can see, that it does not match, and only a count of the others: the raw lines quote
+    stored and replayed values, which may belong to hidden forces."""
+    report = turn_replay(turn=turn)
+    if viewer.sees_everything:
+        return ReplayCheck(report.ok, report.stages, list(report.differences), 0)
+    shown = turn_report_get(turn=turn, viewer=viewer)
+    rolls = {(s.label, r.seq): r for s in shown.stages for r in s.rolls}
+    events = {(s.label, ev.index): ev for s in shown.stages for ev in s.events}
+    lines: list[str] = []
+    hidden = 0
+    for diff in report.differences:
+        m = _LEDGER_LINE.match(diff)
+        if m and (m["stage"], int(m["seq"])) in rolls:
+            roll = rolls[(m["stage"], int(m["seq"]))]
+            lines.append(
+                _("%(stage)s: roll %(number)s (%(purpose)s) does not match the replay.")
+                % {"stage": m["stage"], "number": roll.number, "purpose": roll.purpose}
+            )
+            continue
+        m = _EVENT_LINE.match(diff)
+        if m and (m["stage"], int(m["index"])) in events:
+            ev = events[(m["stage"], int(m["index"]))]
+            lines.append(
+                _("%(stage)s: event %(index)s (“%(text)s”) does not match the replay.")
+                % {"stage": m["stage"], "index": ev.index, "text": ev.text}
+            )
+            continue
+        if diff.startswith("seed hash:") or ": seed:" in diff:
+            lines.append(diff)  # seeds are public once the turn is resolved
+            continue
+        hidden += 1
+    return ReplayCheck(report.ok, report.stages, lines, hidden)

@@ -1,0 +1,133 @@
+"""The turn report with its dice ledger and replay check, and the GM inbox.
+
+What each viewer may see is decided in `campaign.reports` (through `campaign.fog`); these
+views only ask who is asking and render what it returns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from battles.models import Battle
+from battles.selectors import battle_items_for_inbox
+from campaign.access import Viewer, campaign_viewer, require_gm
+from campaign.models import Turn
+from campaign.reports.inbox import inbox_get
+from campaign.reports.turn_report import ReplayCheck, turn_replay_for_viewer, turn_report_get
+
+
+@never_cache
+@require_GET
+def report(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """The narrative and dice ledger of one turn; `?phase=` filters the ledger (htmx swaps
+    only the ledger)."""
+    viewer = campaign_viewer(request, slug)
+    turn = Turn.objects.filter(campaign=viewer.campaign, number=number).first()
+    if turn is None:
+        # the navigation links the campaign's turn number, which runs one past the last turn
+        # once the campaign has ended
+        latest = viewer.campaign.turns.order_by("-number").first()
+        if latest is None or number != viewer.campaign.turn_number:
+            raise Http404("No such turn.")
+        return redirect("campaign:report", slug, latest.number)
+    context = _report_context(request, viewer, turn)
+    if request.htmx and request.htmx.target == "ledger":
+        return render(request, "campaign/report.html#ledger", context)
+    return render(request, "campaign/report.html", context)
+
+
+@never_cache
+@require_POST
+def replay(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """Re-run a resolved turn from its stored inputs and seed and compare it with what was
+    stored: any member may run this check."""
+    viewer = campaign_viewer(request, slug)
+    turn = get_object_or_404(Turn, campaign=viewer.campaign, number=number)
+    check: ReplayCheck | None = None
+    refused = ""
+    if turn.resolved:
+        check = turn_replay_for_viewer(turn=turn, viewer=viewer)
+    else:
+        refused = _("A turn can be replayed once it is resolved.")
+    if request.htmx:  # htmx swaps only 2xx answers: the refusal is shown in place
+        context = {"campaign": viewer.campaign, "turn": turn, "check": check, "refused": refused}
+        return render(request, "campaign/report.html#replay-result", context)
+    context = _report_context(request, viewer, turn) | {"check": check, "refused": refused}
+    return render(request, "campaign/report.html", context, status=409 if refused else 200)
+
+
+@never_cache
+@require_GET
+def inbox(request: HttpRequest, slug: str) -> HttpResponse:
+    """For the GM: everything that holds up the current turn, each with a link to where it is
+    settled."""
+    viewer = campaign_viewer(request, slug)
+    require_gm(viewer)
+    box = inbox_get(campaign=viewer.campaign)
+    overview = reverse("campaign:detail", args=[viewer.campaign.slug])
+    # the battles' own items (disputed, awaiting confirmation, no result) replace the plain
+    # "no result yet" ones, and link to the result page besides the battle
+    battle_items = battle_items_for_inbox(campaign=viewer.campaign, turn=box.turn)
+    covered = {i.battle.pk for i in battle_items}
+    items = [
+        {
+            "item": i,
+            "url": _battle_url(i.battle),
+            "link": _("Open the battle"),
+            "result_url": reverse("battles:result", args=[viewer.campaign.slug, i.battle.key]),
+        }
+        for i in battle_items
+    ] + [
+        {
+            "item": item,
+            "url": _battle_url(item.battle) if item.battle is not None else overview,
+            "link": _("Open the battle") if item.battle is not None else _("Open the overview"),
+        }
+        for item in box.items
+        if not (item.kind == "battle-pending" and item.battle and item.battle.pk in covered)
+    ]
+    context = {"campaign": viewer.campaign, "viewer": viewer, "inbox": box, "items": items}
+    if request.htmx:
+        return render(request, "campaign/inbox.html#inbox-items", context)
+    return render(request, "campaign/inbox.html", context)
+
+
+def _report_context(request: HttpRequest, viewer: Viewer, turn: Turn) -> dict[str, Any]:
+    report = turn_report_get(turn=turn, viewer=viewer)
+    phases = dict(report.phases)
+    phase = request.GET.get("phase", "")
+    if phase not in phases:
+        phase = ""
+    return {
+        "campaign": viewer.campaign,
+        "viewer": viewer,
+        "turn": turn,
+        "turns": list(viewer.campaign.turns.order_by("number").only("number", "status")),
+        "report": report,
+        "phases": report.phases,
+        "phase": phase,
+        "rolls": report.rolls_in(phase),
+        "resolved": turn.resolved,
+    }
+
+
+def _battle_url(battle: Battle) -> str:
+    """The battle's page if the battles app has one, else its admin page."""
+    for args in (
+        (battle.campaign.slug, battle.key),
+        (battle.campaign.slug, battle.pk),
+        (battle.key,),
+        (battle.pk,),
+    ):
+        try:
+            return reverse("battles:detail", args=args)
+        except NoReverseMatch:
+            continue
+    return reverse("admin:battles_battle_change", args=[battle.pk])

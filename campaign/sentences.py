@@ -1,0 +1,572 @@
+"""One readable sentence for each event of a turn, as stored (`rules` events' `to_dict`) and
+scrubbed by the fog-of-war lens: the turn report, the battle report and the digest e-mail
+all tell a turn in these words. Each renderer is registered for the event types it reads
+(`@renders`); an event type without one is told generically, with its fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from campaign.labels import STATUS, label
+from campaign.names import Names
+
+# phrases that only fit inside the sentences below (the names of the values are in labels)
+WEATHER_PHRASE = {
+    "fine": gettext_lazy("fine"),
+    "light-rain": gettext_lazy("light rain"),
+    "heavy-rain": gettext_lazy("heavy rain"),
+    "storm": gettext_lazy("a storm"),
+}
+OUTCOME_PHRASE = {
+    "won": gettext_lazy("won"),
+    "stalemate": gettext_lazy("reached a stalemate"),
+    "lost": gettext_lazy("lost"),
+}
+FORCE_TEST_OUTCOMES = {
+    "ok": gettext_lazy("the order was given"),
+    "defend": gettext_lazy("the force falls back to Defend"),
+    "destroyed": gettext_lazy("complete disaster"),
+}
+STOP_REASONS = {
+    "enemy-zoc": gettext_lazy("it entered an enemy zone of control"),
+    "illegal-step": gettext_lazy("the next step of its path was not allowed"),
+    "two-hostile-sides": gettext_lazy("forces of two hostile sides held the next square"),
+    "no-countermarch-square": gettext_lazy("there was no square to countermarch to"),
+}
+
+
+def square(value: Any) -> str:
+    """A square as "(x, y)"; a square the lens removed reads as unseen."""
+    if isinstance(value, list | tuple) and len(value) == 2:
+        return f"({value[0]}, {value[1]})"
+    return _("an unseen square")
+
+
+def signed(value: int) -> str:
+    """A modifier as the ledger prints it: +2, −1 (a true minus sign)."""
+    return f"+{value}" if value >= 0 else f"−{abs(value)}"
+
+
+EventData = Mapping[str, Any]  # an event as stored (`Event.to_dict`), maybe scrubbed
+Renderer = Callable[[EventData, Names], str]
+RENDERERS: dict[str, Renderer] = {}
+
+
+def renders(*kinds: str) -> Callable[[Renderer], Renderer]:
+    def register(fn: Renderer) -> Renderer:
+        for kind in kinds:
+            RENDERERS[kind] = fn
+        return fn
+
+    return register
+
+
+@renders("WeatherRolled")
+def _weather(e: EventData, n: Names) -> str:
+    values = {"weather": label(WEATHER_PHRASE, e.get("weather")), "total": e.get("total")}
+    if e.get("force_id"):
+        values["force"] = n.force(e["force_id"])
+        return _("The weather for %(force)s is %(weather)s (total %(total)s).") % values
+    return _("The weather over the whole map is %(weather)s (total %(total)s).") % values
+
+
+@renders("SnowFell")
+def _snow(e: EventData, n: Names) -> str:
+    values = {"levels": e.get("levels"), "total": e.get("total_levels")}
+    if e.get("mountains_only"):
+        return (
+            _("Snow fell on the mountains: %(levels)s new snow level(s), %(total)s in all.")
+            % values
+        )
+    return _("Snow fell: %(levels)s new snow level(s), %(total)s in all.") % values
+
+
+@renders("ForceTested")
+def _force_tested(e: EventData, n: Names) -> str:
+    values = {
+        "force": n.force(e.get("force_id")),
+        "requested": label(STATUS, e.get("requested")),
+        "total": e.get("total"),
+        "outcome": label(FORCE_TEST_OUTCOMES | STATUS, e.get("outcome")),
+        "old": label(STATUS, e.get("old_status")),
+        "new": label(STATUS, e.get("new_status")),
+    }
+    if e.get("new_status") is None:
+        return (
+            _(
+                "%(force)s took a force test for the %(requested)s order: total %(total)s, "
+                "%(outcome)s; the force is destroyed."
+            )
+            % values
+        )
+    return (
+        _(
+            "%(force)s took a force test for the %(requested)s order: total %(total)s, "
+            "%(outcome)s; its status goes from %(old)s to %(new)s."
+        )
+        % values
+    )
+
+
+@renders("ForceDestroyed")
+def _force_destroyed(e: EventData, n: Names) -> str:
+    return _("%(force)s of %(player)s was removed from play (%(reason)s).") % {
+        "force": n.force(e.get("force_id")),
+        "player": n.player(e.get("owner")),
+        "reason": e.get("reason") or "—",
+    }
+
+
+@renders("InitiativeDetermined")
+def _initiative(e: EventData, n: Names) -> str:
+    values = {
+        "method": _("by force") if e.get("method") == "by-force" else _("by army"),
+        "order": n.forces(e.get("order") or ()),
+    }
+    if n.everything:
+        return _(
+            "Initiative was decided %(method)s; the forces moved in this order: %(order)s."
+        ) % (values)
+    return (
+        _(
+            "Initiative was decided %(method)s; your side saw these forces move in this order: "
+            "%(order)s."
+        )
+        % values
+    )
+
+
+@renders("MovementRolled")
+def _movement_rolled(e: EventData, n: Names) -> str:
+    values = {"force": n.force(e.get("force_id")), "allowance": e.get("allowance")}
+    if e.get("total") is None:
+        return _("%(force)s has a movement allowance of %(allowance)s square(s).") % values
+    values["total"] = e["total"]
+    return (
+        _(
+            "%(force)s rolled a movement total of %(total)s: it may move up to %(allowance)s "
+            "square(s)."
+        )
+        % values
+    )
+
+
+@renders("ForceMoved")
+def _force_moved(e: EventData, n: Names) -> str:
+    path = e.get("path") or []
+    values = {"force": n.force(e.get("force_id"))}
+    if not path:
+        return _("%(force)s moved out of sight.") % values
+    values["to"] = square(path[-1])
+    values["path"] = ", ".join(square(sq) for sq in path)
+    reason = e.get("reason") or "movement"
+    if reason != "movement":
+        values["reason"] = reason
+        return _("%(force)s moved to %(to)s (%(reason)s).") % values
+    if len(path) == 1:
+        return _("%(force)s moved to %(to)s.") % values
+    return _("%(force)s moved to %(to)s, by way of %(path)s.") % values
+
+
+@renders("ForceStopped")
+def _force_stopped(e: EventData, n: Names) -> str:
+    return _("%(force)s stopped at %(square)s: %(reason)s.") % {
+        "force": n.force(e.get("force_id")),
+        "square": square(e.get("square")),
+        "reason": label(STOP_REASONS, e.get("reason")),
+    }
+
+
+@renders("ForceHeldByStorm")
+def _held_by_storm(e: EventData, n: Names) -> str:
+    return _("%(force)s was held in place by the storm.") % {"force": n.force(e.get("force_id"))}
+
+
+@renders("ForceCountermarched")
+def _countermarched(e: EventData, n: Names) -> str:
+    return _(
+        "%(force)s countermarched from %(frm)s to %(to)s; its status goes from %(old)s to %(new)s."
+    ) % {
+        "force": n.force(e.get("force_id")),
+        "frm": square(e.get("frm")),
+        "to": square(e.get("to")),
+        "old": label(STATUS, e.get("old_status")),
+        "new": label(STATUS, e.get("new_status")),
+    }
+
+
+@renders("ContactMade")
+def _contact(e: EventData, n: Names) -> str:
+    return _("%(force)s made contact with %(enemies)s at %(square)s: %(battle)s.") % {
+        "force": n.force(e.get("force_id")),
+        "enemies": n.forces(e.get("enemy_ids") or ()),
+        "square": square(e.get("square")),
+        "battle": n.battle(e.get("battle_id")),
+    }
+
+
+@renders("ShatteredForceCollapsed")
+def _collapsed(e: EventData, n: Names) -> str:
+    return _(
+        "%(force)s, shattered, collapsed when %(by)s reached it at %(square)s, and was removed "
+        "from play."
+    ) % {
+        "force": n.force(e.get("force_id")),
+        "by": n.force(e.get("by_force_id")),
+        "square": square(e.get("square")),
+    }
+
+
+@renders("HoldingCaptured")
+def _captured(e: EventData, n: Names) -> str:
+    values = {
+        "holding": n.holding(e.get("holding_id")),
+        "by": n.player(e.get("by_player")),
+        "from": n.player(e.get("from_player")),
+    }
+    if e.get("force_id"):
+        values["force"] = n.force(e["force_id"])
+        if e.get("capital"):
+            return (
+                _("%(force)s captured the capital %(holding)s: %(by)s takes it from %(from)s.")
+                % values
+            )
+        return _("%(force)s captured %(holding)s: %(by)s takes it from %(from)s.") % values
+    if e.get("capital"):
+        return _("%(by)s captured the capital %(holding)s from %(from)s.") % values
+    return _("%(by)s captured %(holding)s from %(from)s.") % values
+
+
+@renders("HoldingSacked")
+def _sacked(e: EventData, n: Names) -> str:
+    return _("%(force)s sacked %(holding)s and carries it away as loot.") % {
+        "force": n.force(e.get("force_id")),
+        "holding": n.holding(e.get("holding_id")),
+    }
+
+
+@renders("OrdersMissing")
+def _orders_missing(e: EventData, n: Names) -> str:
+    return _("%(force)s had no orders: it kept its status and did not move.") % {
+        "force": n.force(e.get("force_id"))
+    }
+
+
+@renders("BattleResolved")
+def _battle_resolved(e: EventData, n: Names) -> str:
+    bid = e.get("battle_id")
+    sides = n.battle_sides.get(bid, {})
+    results = ", ".join(
+        _("%(side)s %(outcome)s")
+        % {"side": sides.get(key, key), "outcome": label(OUTCOME_PHRASE, outcome)}
+        for key, outcome in sorted((e.get("outcomes") or {}).items())
+    )
+    return _("%(battle)s at %(square)s was fought: %(results)s.") % {
+        "battle": n.battle(bid),
+        "square": square(e.get("square")),
+        "results": results or "—",
+    }
+
+
+@renders("WoundedChecked")
+def _wounded(e: EventData, n: Names) -> str:
+    return _(
+        "%(unit)s of %(force)s checked %(checked)s wounded figure(s): %(recovered)s recovered "
+        "and %(dead)s died."
+    ) % {
+        "unit": n.member(e.get("unit_id")),
+        "force": n.force(e.get("force_id")),
+        "checked": e.get("checked"),
+        "recovered": e.get("recovered"),
+        "dead": e.get("dead"),
+    }
+
+
+@renders("DesertersChecked")
+def _deserters(e: EventData, n: Names) -> str:
+    values = {
+        "unit": n.member(e.get("unit_id")),
+        "force": n.force(e.get("force_id")),
+        "checked": e.get("checked"),
+        "returned": e.get("returned"),
+        "deserted": e.get("deserted"),
+    }
+    if e.get("automatic"):
+        return (
+            _(
+                "%(deserted)s mercenary figure(s) of %(unit)s of %(force)s deserted: their side "
+                "lost the battle."
+            )
+            % values
+        )
+    return (
+        _(
+            "%(unit)s of %(force)s checked %(checked)s figure(s) for desertion: %(returned)s "
+            "returned and %(deserted)s deserted."
+        )
+        % values
+    )
+
+
+@renders("IndividualLost")
+def _individual_lost(e: EventData, n: Names) -> str:
+    return _("%(individual)s of %(force)s was lost (%(fate)s).") % {
+        "individual": n.member(e.get("individual_id")),
+        "force": n.force(e.get("force_id")),
+        "fate": e.get("fate") or "—",
+    }
+
+
+@renders("ReactionSuffered")
+def _reaction(e: EventData, n: Names) -> str:
+    return _("%(force)s suffered a reaction: its status goes from %(old)s to %(new)s.") % {
+        "force": n.force(e.get("force_id")),
+        "old": label(STATUS, e.get("old_status")),
+        "new": label(STATUS, e.get("new_status")),
+    }
+
+
+@renders("LootLost")
+def _loot_lost(e: EventData, n: Names) -> str:
+    return _("%(force)s lost the loot of %(holding)s.") % {
+        "force": n.force(e.get("force_id")),
+        "holding": n.holding(e.get("holding_id")),
+    }
+
+
+@renders("LeaderPromoted")
+def _promoted(e: EventData, n: Names) -> str:
+    return _("%(general)s was promoted to lead %(force)s (%(source)s).") % {
+        "general": n.member(e.get("general_id")),
+        "force": n.force(e.get("force_id")),
+        "source": e.get("source") or "—",
+    }
+
+
+@renders("WorksLost")
+def _works_lost(e: EventData, n: Names) -> str:
+    return _("%(force)s lost its field works.") % {"force": n.force(e.get("force_id"))}
+
+
+@renders("WillToFightTested")
+def _will_to_fight(e: EventData, n: Names) -> str:
+    values = {
+        "player": n.player(e.get("player_id")),
+        "total": e.get("total"),
+        "triggers": ", ".join(e.get("triggers") or ()) or "—",
+    }
+    if e.get("passed"):
+        return (
+            _(
+                "%(player)s tested its will to fight and passed (total %(total)s; because of: "
+                "%(triggers)s)."
+            )
+            % values
+        )
+    return (
+        _(
+            "%(player)s tested its will to fight and failed (total %(total)s; because of: "
+            "%(triggers)s)."
+        )
+        % values
+    )
+
+
+@renders("PlayerSurrendered")
+def _surrendered(e: EventData, n: Names) -> str:
+    return _("%(player)s surrendered.") % {"player": n.player(e.get("player_id"))}
+
+
+@renders("DayAdvanced")
+def _day(e: EventData, n: Names) -> str:
+    return _("The calendar moved on to day %(day)s.") % {"day": e.get("day")}
+
+
+@renders("ReinforcementsAvailable")
+def _reinforcements_available(e: EventData, n: Names) -> str:
+    return _(
+        "%(player)s received %(points)s reinforcement points; %(bank)s are now in the bank."
+    ) % {"player": n.player(e.get("player_id")), "points": e.get("points"), "bank": e.get("bank")}
+
+
+@renders("ReinforcementsArrived")
+def _reinforcements_arrived(e: EventData, n: Names) -> str:
+    values = {
+        "player": n.player(e.get("player_id")),
+        "force": n.force(e.get("force_id")),
+        "points": e.get("points"),
+    }
+    if e.get("joined"):
+        return _("Reinforcements of %(player)s worth %(points)s points joined %(force)s.") % values
+    return (
+        _("Reinforcements of %(player)s worth %(points)s points formed a new force, %(force)s.")
+        % values
+    )
+
+
+@renders("RandomEvent")
+def _random_event(e: EventData, n: Names) -> str:
+    values = {
+        "player": n.player(e.get("player_id")),
+        "table": e.get("table"),
+        "event": str(e.get("event", "")).replace("-", " "),
+        "total": e.get("total"),
+    }
+    if e.get("detail"):
+        values["detail"] = e["detail"]
+        return (
+            _(
+                "Random event for %(player)s (%(table)s table, roll %(total)s): %(event)s — "
+                "%(detail)s."
+            )
+            % values
+        )
+    return _("Random event for %(player)s (%(table)s table, roll %(total)s): %(event)s.") % values
+
+
+@renders("CampaignEnded")
+def _ended(e: EventData, n: Names) -> str:
+    values = {"reason": str(e.get("reason") or "").replace("-", " ")}
+    if e.get("winner"):
+        values["winner"] = n.sides.get(e["winner"], n.player(e["winner"]))
+        return _("The campaign has ended (%(reason)s): %(winner)s won.") % values
+    return _("The campaign has ended (%(reason)s).") % values
+
+
+@renders("OrderRefused")
+def _order_refused(e: EventData, n: Names) -> str:
+    return _("An order of %(force)s was refused: %(reason)s.") % {
+        "force": n.force(e.get("force_id")),
+        "reason": e.get("reason") or "—",
+    }
+
+
+@renders("RegroupPooled")
+def _regroup(e: EventData, n: Names) -> str:
+    return _(
+        "%(force)s pooled %(points)s points of recovered %(speciality)s figures (%(pool)s in "
+        "the pool)."
+    ) % {
+        "force": n.force(e.get("force_id")),
+        "points": e.get("points"),
+        "speciality": str(e.get("speciality", "")).replace("-", " "),
+        "pool": e.get("pool"),
+    }
+
+
+@renders("ArtefactsCaptured")
+def _artefacts(e: EventData, n: Names) -> str:
+    return _("%(by)s captured the artefacts (%(feature)s) of %(holding)s from %(from)s.") % {
+        "by": n.player(e.get("by_player")),
+        "feature": e.get("feature") or "—",
+        "holding": n.holding(e.get("holding_id")),
+        "from": n.player(e.get("from_player")),
+    }
+
+
+@renders("ReinforcementsRefused")
+def _reinforcements_refused(e: EventData, n: Names) -> str:
+    values = {"player": n.player(e.get("player_id")), "reason": e.get("reason") or "—"}
+    if e.get("request") is None:
+        return _("The reinforcements of %(player)s could not be delivered: %(reason)s.") % values
+    values["request"] = int(e["request"]) + 1
+    return (
+        _("Reinforcement request %(request)s of %(player)s could not be carried out: %(reason)s.")
+        % values
+    )
+
+
+@renders("BankChanged")
+def _bank(e: EventData, n: Names) -> str:
+    return _(
+        "The reinforcement bank of %(player)s changed by %(change)s to %(bank)s points "
+        "(%(reason)s)."
+    ) % {
+        "player": n.player(e.get("player_id")),
+        "change": signed(int(e.get("change") or 0)),
+        "bank": e.get("bank"),
+        "reason": e.get("reason") or "—",
+    }
+
+
+@renders("IndividualJoined")
+def _individual_joined(e: EventData, n: Names) -> str:
+    return _("%(individual)s (%(kind)s) joined %(force)s.") % {
+        "individual": n.member(e.get("individual_id")),
+        "kind": str(e.get("kind", "")).replace("-", " "),
+        "force": n.force(e.get("force_id")),
+    }
+
+
+@renders("LeaderCvChanged")
+def _cv_changed(e: EventData, n: Names) -> str:
+    return _("The command value of %(general)s, of %(force)s, changed from %(old)s to %(new)s.") % {
+        "general": n.member(e.get("general_id")),
+        "force": n.force(e.get("force_id")),
+        "old": e.get("old_cv"),
+        "new": e.get("new_cv"),
+    }
+
+
+@renders("TokensGained")
+def _tokens_gained(e: EventData, n: Names) -> str:
+    return _("%(force)s gained %(count)s %(kind)s token(s).") % {
+        "force": n.force(e.get("force_id")),
+        "count": e.get("count"),
+        "kind": str(e.get("kind", "")).replace("-", " "),
+    }
+
+
+@renders("ForcePointsLost")
+def _points_lost(e: EventData, n: Names) -> str:
+    return _("%(force)s lost %(points)s points (%(figures)s figures): %(reason)s.") % {
+        "force": n.force(e.get("force_id")),
+        "points": e.get("points"),
+        "figures": e.get("figures"),
+        "reason": e.get("reason") or "—",
+    }
+
+
+@renders("CaptureBlocked")
+def _capture_blocked(e: EventData, n: Names) -> str:
+    return _("%(force)s could not capture %(holding)s: %(reason)s.") % {
+        "force": n.force(e.get("force_id")),
+        "holding": n.holding(e.get("holding_id")),
+        "reason": e.get("reason") or "—",
+    }
+
+
+@renders("AttritionSuffered")
+def _attrition(e: EventData, n: Names) -> str:
+    return _(
+        "%(unit)s of %(force)s suffered attrition: %(lost)s figure(s) lost, %(recovered)s "
+        "recovered and %(deserted)s deserted."
+    ) % {
+        "unit": n.member(e.get("unit_id")),
+        "force": n.force(e.get("force_id")),
+        "lost": e.get("lost"),
+        "recovered": e.get("recovered"),
+        "deserted": e.get("deserted"),
+    }
+
+
+def _generic(e: EventData, n: Names) -> str:
+    details = "; ".join(
+        f"{k.replace('_', ' ')}: {v}"
+        for k, v in e.items()
+        if k not in ("type", "rule") and v not in (None, "", [], {})
+    )
+    return _("Event %(type)s (%(details)s).") % {
+        "type": e.get("type", "?"),
+        "details": details or "—",
+    }
+
+
+def event_sentence(e: Mapping[str, Any], names: Names) -> str:
+    """One readable sentence for a (scrubbed) event."""
+    return RENDERERS.get(str(e.get("type")), _generic)(e, names)

@@ -1,0 +1,303 @@
+"""The set-up forms: a new campaign, the map editor and import, territory, holdings, sides
+and armies, invitations, options, and a roster's forces, commands, units and characters."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import Enum
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+import rules as R
+from campaign import labels
+from campaign.models import Command, Membership, Player, Side
+from campaign.setup.map_import import MAP_MAX, MAP_MIN
+from campaign.setup.options import OPTION_SPECS
+from campaign.setup.services import DEFAULT_COLOUR, HOLDING_FEATURE_CHOICES
+
+ORDER_CHOICES = labels.choices(labels.STATUS, [s for s in R.Status if s.is_order])  # R2.6.1
+
+
+class NewCampaignForm(forms.Form):
+    name = forms.CharField(label=gettext_lazy("Name"), max_length=200)
+    slug = forms.SlugField(
+        label=gettext_lazy("Short name for addresses"),
+        max_length=50,
+        help_text=gettext_lazy("Lower-case letters, numbers and hyphens, e.g. wend-valley."),
+    )
+    source = forms.ChoiceField(
+        label=gettext_lazy("Start from"),
+        choices=[
+            ("", gettext_lazy("Scratch: draw the map, place holdings, write the rosters")),
+            ("incursion", gettext_lazy("The Incursion scenario (§11): ready to play")),
+        ],
+        required=False,
+        widget=forms.RadioSelect,
+    )
+    width = forms.IntegerField(
+        label=gettext_lazy("Map width (squares)"), min_value=MAP_MIN, max_value=MAP_MAX
+    )
+    height = forms.IntegerField(
+        label=gettext_lazy("Map height (squares)"), min_value=MAP_MIN, max_value=MAP_MAX
+    )
+    fog_of_war = forms.BooleanField(
+        label=gettext_lazy("Fog of war"),
+        required=False,
+        help_text=gettext_lazy(
+            "Players see enemy forces only where their own forces and holdings watch."
+        ),
+    )
+    description = forms.CharField(
+        label=gettext_lazy("Description"), required=False, widget=forms.Textarea
+    )
+
+
+class SquareForm(forms.Form):
+    x = forms.IntegerField(label=gettext_lazy("Column (x)"), min_value=0)
+    y = forms.IntegerField(label=gettext_lazy("Row (y)"), min_value=0)
+    features = forms.MultipleChoiceField(
+        label=gettext_lazy("Features (none: open ground)"),
+        choices=labels.choices(labels.FEATURE, [f for f in R.Feature if f is not R.Feature.OPEN]),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    zone = forms.ChoiceField(label=gettext_lazy("Territory of"), required=False)
+
+    def __init__(self, *args: Any, players: Iterable[Player] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["zone"].choices = [("", _("Neutral")), *((p.key, p.name) for p in players)]
+
+
+class ImportForm(forms.Form):
+    data = forms.CharField(
+        label=gettext_lazy("Map text"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false"}),
+    )
+    file = forms.FileField(label=gettext_lazy("or a file"), required=False)
+    format = forms.ChoiceField(
+        label=gettext_lazy("Format"),
+        choices=[
+            ("", gettext_lazy("Guess (JSON starts with {)")),
+            ("json", "JSON"),
+            ("csv", "CSV"),
+        ],
+        required=False,
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        upload = data.get("file")
+        if upload is not None:
+            try:
+                data["data"] = upload.read().decode("utf-8-sig")
+            except UnicodeDecodeError:
+                self.add_error("file", _("The file is not UTF-8 text."))
+        if not data.get("data", "").strip() and not self.errors:
+            self.add_error("data", _("Paste a map or choose a file."))
+        return data
+
+
+class TerritoryForm(forms.Form):
+    axis = forms.ChoiceField(
+        label=gettext_lazy("Cut the map"),
+        choices=[
+            ("x", gettext_lazy("Into columns: west, centre, east")),
+            ("y", gettext_lazy("Into rows: north, centre, south")),
+        ],
+        widget=forms.RadioSelect,
+    )
+    west_player = forms.ChoiceField(label=gettext_lazy("West (or north) third goes to"))
+    east_player = forms.ChoiceField(label=gettext_lazy("East (or south) third goes to"))
+
+    def __init__(self, *args: Any, players: Iterable[Player] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices = [(p.key, p.name) for p in players]
+        self.fields["west_player"].choices = choices
+        self.fields["east_player"].choices = choices
+
+
+class HoldingForm(forms.Form):
+    player = forms.ChoiceField(label=gettext_lazy("Army"))
+    name = forms.CharField(label=gettext_lazy("Name"), max_length=100, required=False)
+    x = forms.IntegerField(label=gettext_lazy("Column (x)"), min_value=0)
+    y = forms.IntegerField(label=gettext_lazy("Row (y)"), min_value=0)
+    capital = forms.BooleanField(label=gettext_lazy("Capital"), required=False)
+    feature = forms.ChoiceField(
+        label=gettext_lazy("Holding feature (§2.4, the 2D6 result)"),
+        required=False,
+        choices=[("", "—"), *HOLDING_FEATURE_CHOICES],
+    )
+
+    def __init__(
+        self, *args: Any, players: Iterable[Player] = (), features: bool = False, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["player"].choices = [(p.key, p.name) for p in players]
+        if not features:
+            del self.fields["feature"]
+
+
+class SideForm(forms.Form):
+    name = forms.CharField(label=gettext_lazy("Side name"), max_length=100)
+
+
+class PlayerForm(forms.Form):
+    name = forms.CharField(label=gettext_lazy("Army name"), max_length=100)
+    side = forms.ChoiceField(label=gettext_lazy("Side"))
+    race = forms.CharField(
+        label=gettext_lazy("Race"),
+        max_length=100,
+        required=False,
+        help_text=gettext_lazy(
+            "Dwarves, Wood Elves, Goblins and Orcs may build on their own terrain."
+        ),
+        widget=forms.TextInput(attrs={"list": "races"}),
+    )
+    colour = forms.CharField(
+        label=gettext_lazy("Colour"),
+        initial=DEFAULT_COLOUR,
+        widget=forms.TextInput(attrs={"type": "color"}),
+    )
+    initial_points = forms.IntegerField(
+        label=gettext_lazy("Army points"),
+        min_value=0,
+        initial=0,
+        help_text=gettext_lazy("The agreed army value (§1.1)."),
+    )
+    tribal = forms.BooleanField(label=gettext_lazy("Tribal or fanatic"), required=False)
+    light = forms.BooleanField(
+        label=gettext_lazy("Light side"),
+        required=False,
+        initial=True,
+        help_text=gettext_lazy("For holding features (§2.4)."),
+    )
+
+    def __init__(self, *args: Any, sides: Iterable[Side] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["side"].choices = [(s.key, s.name) for s in sides]
+
+
+class InvitationForm(forms.Form):
+    role = forms.ChoiceField(label=gettext_lazy("Role"), choices=Membership.Role.choices)
+    target = forms.ChoiceField(label=gettext_lazy("Army or side"), required=False)
+    max_uses = forms.IntegerField(label=gettext_lazy("Uses allowed"), min_value=1, initial=1)
+    expires_in_days = forms.IntegerField(
+        label=gettext_lazy("Expires after (days)"),
+        min_value=1,
+        max_value=365,
+        required=False,
+        initial=14,
+        help_text=gettext_lazy("Leave empty for a link that never expires."),
+    )
+
+    def __init__(
+        self, *args: Any, players: Iterable[Player] = (), sides: Iterable[Side] = (), **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["target"].choices = [
+            ("", "—"),
+            *((f"player:{p.key}", _("Army: %(name)s") % {"name": p.name}) for p in players),
+            *((f"side:{s.key}", _("New army on side: %(name)s") % {"name": s.name}) for s in sides),
+        ]
+
+
+class OptionsForm(forms.Form):
+    """Every campaign option (`rules.types.Options`) with its rule and explanation."""
+
+    def __init__(self, *args: Any, options: R.Options, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for spec in OPTION_SPECS:
+            current = getattr(options, spec.name)
+            if isinstance(current, Enum):
+                current = current.value
+            default = spec.default
+            field: forms.Field
+            if spec.choices:
+                field = forms.ChoiceField(choices=spec.choices)
+            elif isinstance(default, bool):
+                field = forms.BooleanField(required=False)
+            else:
+                field = forms.IntegerField(min_value=spec.minimum, required=default is not None)
+            field.label = spec.name
+            field.help_text = spec.help
+            field.initial = current
+            self.fields[spec.name] = field
+
+
+class ForceForm(forms.Form):
+    name = forms.CharField(label=gettext_lazy("Force name"), max_length=100, required=False)
+    x = forms.IntegerField(label=gettext_lazy("Column (x)"), min_value=0)
+    y = forms.IntegerField(label=gettext_lazy("Row (y)"), min_value=0)
+    status = forms.ChoiceField(label=gettext_lazy("Initial order (R2.6.1)"), choices=ORDER_CHOICES)
+    leader = forms.ChoiceField(
+        label=gettext_lazy("Leader among generals of equal CV (R2.5.4)"), required=False
+    )
+
+    def __init__(self, *args: Any, generals: Iterable[Command] | None = None, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        if generals is None:
+            del self.fields["leader"]
+        else:
+            self.fields["leader"].choices = [
+                ("", _("The first listed")),
+                *((c.general_key, c.general_name or c.general_key) for c in generals),
+            ]
+
+
+class CommandForm(forms.Form):
+    general_name = forms.CharField(label=gettext_lazy("General"), max_length=100)
+    general_cv = forms.IntegerField(
+        label=gettext_lazy("Command value (CV)"),
+        min_value=0,
+        help_text=gettext_lazy("From 1 to 6."),
+    )
+    general_points = forms.IntegerField(
+        label=gettext_lazy("General's points"), min_value=0, initial=0
+    )
+    general_mounted = forms.BooleanField(label=gettext_lazy("Mounted"), required=False)
+
+
+class UnitForm(forms.Form):
+    type = forms.CharField(label=gettext_lazy("Unit type"), max_length=100)
+    speciality = forms.ChoiceField(
+        label=gettext_lazy("Speciality"), choices=labels.choices(labels.SPECIALITY)
+    )
+    quality = forms.ChoiceField(
+        label=gettext_lazy("Quality"), choices=labels.choices(labels.QUALITY)
+    )
+    figures = forms.IntegerField(label=gettext_lazy("Figures"), min_value=1)
+    points_per_figure = forms.IntegerField(
+        label=gettext_lazy("Points per figure"), min_value=0, initial=0
+    )
+    mercenary = forms.BooleanField(label=gettext_lazy("Mercenary or allied"), required=False)
+    missile = forms.BooleanField(label=gettext_lazy("Missile weapons"), required=False)
+    mounted = forms.BooleanField(label=gettext_lazy("Mounted"), required=False)
+
+
+class NewUnitForm(UnitForm):
+    command = forms.ChoiceField(label=gettext_lazy("Command"))
+
+    field_order = ["command"]
+
+    def __init__(self, *args: Any, commands: Iterable[Command] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["command"].choices = [(c.key, c.general_name or c.key) for c in commands]
+
+
+class IndividualForm(forms.Form):
+    kind = forms.ChoiceField(
+        label=gettext_lazy("Character"), choices=labels.choices(labels.INDIVIDUAL_KIND)
+    )
+    name = forms.CharField(label=gettext_lazy("Name"), max_length=100, required=False)
+    points = forms.IntegerField(label=gettext_lazy("Points"), min_value=0, initial=0)
+    mounted = forms.BooleanField(label=gettext_lazy("Mounted"), required=False)
+    magic_points = forms.IntegerField(
+        label=gettext_lazy("Magic points"),
+        min_value=0,
+        initial=0,
+        help_text=gettext_lazy("For wizards (R2.5.8)."),
+    )

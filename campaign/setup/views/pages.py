@@ -1,0 +1,186 @@
+"""Set-up pages (spec §2): what they share (who may open them, how a refusal is shown), a new
+campaign, the options and the start. The map pages are in `map`, sides, armies, invitations
+and joining in `players`, rosters in `rosters`.
+
+One view per page and one per POST action; an htmx request gets the page's fragment
+(`"page.html#part"`). Every write goes through the `campaign.setup` services, whose refusals
+are shown beside the field they concern.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+import rules as R
+from campaign.access import NotAllowed, Viewer, campaign_viewer, require_gm
+from campaign.errors import ServiceError, form_errors_add
+from campaign.models import Membership, Player
+from campaign.setup import services as setup
+from campaign.setup.forms import NewCampaignForm, OptionsForm
+from campaign.setup.options import OPTION_SPECS, OptionSpec, options_update
+from rules import from_data
+
+# --- what every set-up page shares -----------------------------------------------------------
+
+
+def refusal_show(request: HttpRequest, e: ServiceError, *forms_: forms.Form) -> None:
+    """Show a refusal on the bound forms it concerns (each message beside its field), or as a
+    message when none is bound (a delete button's refusal)."""
+    bound = [f for f in forms_ if f.is_bound]
+    if not bound:
+        messages.error(request, str(e))
+    else:
+        form_errors_add(e, *bound)
+
+
+def gm_viewer(request: HttpRequest, slug: str, *, setup_only: bool = True) -> Viewer:
+    viewer = campaign_viewer(request, slug)
+    require_gm(viewer)
+    if setup_only:
+        require_setup(viewer)
+    return viewer
+
+
+def require_setup(viewer: Viewer) -> None:
+    if not viewer.campaign.setup_open:
+        raise NotAllowed(_("The set-up of this campaign is closed."))
+
+
+def page(viewer: Viewer, title: str, **context: Any) -> dict[str, Any]:
+    """The context every set-up page starts from."""
+    return {"campaign": viewer.campaign, "viewer": viewer, "page_title": title, **context}
+
+
+# --- a new campaign --------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def campaign_new(request: HttpRequest) -> HttpResponse:
+    """Create a campaign: from scratch (then set it up) or from the Incursion scenario."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    form = NewCampaignForm(request.POST or None, initial={"width": 16, "height": 12, "source": ""})
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            d = form.cleaned_data
+            try:
+                campaign = setup.campaign_create_blank(
+                    gm=request.user,
+                    slug=d["slug"],
+                    name=d["name"],
+                    width=d["width"],
+                    height=d["height"],
+                    fog_of_war=d["fog_of_war"],
+                    scenario=d["source"] or None,
+                    description=d["description"],
+                )
+            except ServiceError as e:
+                refusal_show(request, e, form)
+            else:
+                messages.success(request, _("%(name)s created.") % {"name": campaign.name})
+                if campaign.setup_open:
+                    return redirect("campaign:setup-map", campaign.slug)
+                return redirect("campaign:invite", campaign.slug)
+        status = 400
+    return render(
+        request,
+        "campaign/new.html",
+        {"form": form, "page_title": _("New campaign")},
+        status=status,
+    )
+
+
+# --- the options -----------------------------------------------------------------------------
+
+
+def setup_options(request: HttpRequest, slug: str) -> HttpResponse:
+    """Every campaign option with its rule and a one-line explanation. Members read them; the
+    GM changes them while set-up is open."""
+    viewer = campaign_viewer(request, slug)
+    campaign = viewer.campaign
+    options = from_data(R.Options, campaign.options)
+    editable = viewer.is_gm and campaign.setup_open
+    if request.method == "POST" and not editable:
+        require_gm(viewer)
+        require_setup(viewer)
+    form = OptionsForm(request.POST or None, options=options)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                options_update(campaign=campaign, data=form.cleaned_data)
+            except ServiceError as e:
+                refusal_show(request, e, form)
+            else:
+                messages.success(request, _("Options saved."))
+                return redirect("campaign:setup-options", campaign.slug)
+        status = 400
+    rows = []
+    for spec in OPTION_SPECS:
+        value = getattr(options, spec.name)
+        rows.append(
+            {
+                "spec": spec,
+                "field": form[spec.name],
+                "value": _option_display(spec, value.value if isinstance(value, Enum) else value),
+                "default": _option_display(spec, spec.default),
+            }
+        )
+    context = page(viewer, _("Options"), form=form, rows=rows, editable=editable)
+    return render(request, "campaign/setup_options.html", context, status=status)
+
+
+def _option_display(spec: OptionSpec, value: Any) -> str:
+    if isinstance(value, bool):
+        return _("on") if value else _("off")
+    if value is None:
+        return _("no limit")
+    for v, label in spec.choices:
+        if v == value:
+            return str(label)
+    return str(value)
+
+
+# --- the start -------------------------------------------------------------------------------
+
+
+def start(request: HttpRequest, slug: str) -> HttpResponse:
+    """What still stops the campaign from starting, and the button that starts it."""
+    viewer = gm_viewer(request, slug)
+    campaign = viewer.campaign
+    problems: list[str] = []
+    status = 200
+    if request.method == "POST":
+        try:
+            turn = setup.campaign_start(campaign=campaign)
+        except ServiceError as e:
+            problems = [str(m) for m in e.messages]
+            status = 400
+        else:
+            messages.success(
+                request,
+                _("%(c)s has started: turn %(n)d is open for orders.")
+                % {"c": campaign.name, "n": turn.number},
+            )
+            return redirect("campaign:detail", campaign.slug)
+    else:
+        problems = setup.campaign_setup_problems(campaign=campaign)
+    players = Player.objects.filter(campaign=campaign).select_related("side")
+    context = page(
+        viewer,
+        _("Start the campaign"),
+        problems=problems,
+        players=players,
+        unplayed=[p for p in players if not p.memberships.filter(role=Membership.Role.PLAYER)],
+    )
+    return render(request, "campaign/setup_start.html", context, status=status)

@@ -1,0 +1,76 @@
+"""The GM's turn-control forms: the deadlines (orders, battle results) and the extension."""
+
+from __future__ import annotations
+
+import zoneinfo
+from datetime import UTC, datetime
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy
+
+from campaign.models import Turn
+from campaign.turns.services import MAX_EXTENSION, timezones
+
+
+class WallClockField(forms.DateTimeField):
+    """A date and time as the GM's clock shows it, read in the time zone chosen beside it
+    (not the server's): the service makes it aware."""
+
+    widget = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
+
+    def to_python(self, value: Any) -> datetime | None:
+        if value in self.empty_values:
+            return None
+        if isinstance(value, datetime):
+            return value
+        try:
+            return datetime.fromisoformat(str(value).strip())
+        except ValueError:
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
+
+
+class DeadlineForm(forms.Form):
+    deadline = WallClockField(
+        label=gettext_lazy("Deadline"),
+        required=False,
+        help_text=gettext_lazy("Leave it empty for no deadline: you will close the turn."),
+    )
+    timezone = forms.ChoiceField(label=gettext_lazy("Time zone"))
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["timezone"].choices = [(z, z) for z in timezones()]
+
+
+class BattlesDeadlineForm(DeadlineForm):
+    """When the results of the waiting battles are due."""
+
+    deadline = WallClockField(
+        label=gettext_lazy("Results due by"),
+        required=False,
+        help_text=gettext_lazy(
+            "Leave it empty for no deadline. At the deadline, the battles you marked "
+            "“auto-resolve at the deadline” that still have no result are fought by the "
+            "tactical engine; the others keep waiting."
+        ),
+    )
+
+
+class ExtendForm(forms.Form):
+    days = forms.IntegerField(
+        label=gettext_lazy("Days"), min_value=0, max_value=MAX_EXTENSION.days, initial=1
+    )
+    hours = forms.IntegerField(label=gettext_lazy("Hours"), min_value=0, max_value=23, initial=0)
+
+
+def deadline_initial(turn: Turn, deadline: datetime | None) -> dict[str, Any]:
+    """A deadline as the GM's form shows it: on the clock of the turn's time zone."""
+    initial: dict[str, Any] = {"timezone": turn.timezone}
+    if deadline is not None:
+        try:
+            zone = zoneinfo.ZoneInfo(turn.timezone)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            zone = UTC
+        initial["deadline"] = deadline.astimezone(zone).replace(tzinfo=None)
+    return initial

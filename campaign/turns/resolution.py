@@ -1,0 +1,116 @@
+"""The two runs of the rules engine a turn goes through, each in one transaction: load the
+state, run the phases with the turn's seeded dice, store what the run did (its state before,
+inputs, seed, ledger and events: `TurnResolution`, so that it can be replayed and checked),
+and write the new state back. The caller has claimed the turn (`campaign.turns.services`).
+
+- Phases 0–2 (`rules.resolve_turn`) on the players' orders; the battles they produce are
+  created pending, and the turn waits for their results.
+- Phases 4–8 (`rules.resolve_after_battles`) on the battles' results; the turn is resolved
+  and, unless the campaign has ended, the next turn opens.
+
+Once a run commits, its notices go out (the battles, the missing orders, the digest).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from battles import services as battles
+from battles.models import Battle
+from campaign import adapters, fog
+from campaign.models import Turn, TurnResolution
+from config.celery import enqueue_on_commit
+from notifications import tasks as notices
+from rules import (
+    Dice,
+    SeededDice,
+    derive_seed,
+    resolve_after_battles,
+    resolve_turn,
+)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    turn: Turn
+    events: list[dict]
+    ledger: list[dict]
+    pending: list[str]  # the battles waiting for a result (Phases 0–2)
+
+
+@transaction.atomic
+def phases_0_2_run(turn: Turn) -> Resolution:
+    """Phases 0–2 of the claimed turn on its players' orders."""
+    campaign = turn.campaign
+    state = adapters.state_load(campaign=campaign)
+    orders = {
+        o.player.key: adapters.orders_from_data(o.player.key, o.data)
+        for o in turn.orders.select_related("player")
+    }
+    out = resolve_turn(state, orders, SeededDice(turn.seed))
+    ledger = [r.to_dict() for r in out.ledger]
+    events = [e.to_dict() for e in out.events]
+    TurnResolution.objects.create(
+        turn=turn,
+        stage=TurnResolution.Stage.TURN,
+        seed=turn.seed,
+        state_before=adapters.state_to_data(state),
+        inputs={pid: adapters.orders_to_data(po) for pid, po in sorted(orders.items())},
+        ledger=ledger,
+        events=events,
+    )
+    adapters.state_save(campaign=campaign, state=out.state)
+    fog.sightings_record(campaign=campaign, state=out.state)
+    battles.battles_create(turn=turn, pending=out.pending_battles)
+    turn.carry = adapters.carry_of(out.state)
+    turn.status = Turn.Status.BATTLES
+    turn.save(update_fields=["carry", "status"])
+    notices.enqueue_phases_0_2_notices(turn_id=turn.pk, events=events)  # battles, missing orders
+    return Resolution(turn, events, ledger, [b.battle_id for b in out.pending_battles])
+
+
+@transaction.atomic
+def phases_4_8_run(turn: Turn, dice: Dice | None = None) -> Resolution:
+    """Phases 4–8 of the claimed turn on its battles' results; then the next turn opens.
+
+    `dice` is for tests only (e.g. a `ScriptedDice`): a run given its dice is not the turn's
+    seeded run, so the values it used are stored with its inputs (`SCRIPTED_DICE`) and the
+    replay check re-uses them and says so."""
+    campaign = turn.campaign
+    state = adapters.state_load(campaign=campaign, turn=turn)
+    results = {
+        b.key: adapters.result_from_data(b.key, b.result) for b in Battle.objects.filter(turn=turn)
+    }
+    seed = derive_seed(turn.seed, "after-battles")  # stored as is, even for a scripted run
+    scripted = dice is not None
+    out = resolve_after_battles(state, results, dice if dice is not None else SeededDice(seed))
+    ledger = [r.to_dict() for r in out.ledger]
+    events = [e.to_dict() for e in out.events]
+    inputs: dict[str, Any] = {k: adapters.result_to_data(r) for k, r in sorted(results.items())}
+    if scripted:
+        inputs[TurnResolution.SCRIPTED_DICE] = [v for r in out.ledger for v in r.natural]
+    TurnResolution.objects.create(
+        turn=turn,
+        stage=TurnResolution.Stage.AFTER,
+        seed=seed,
+        state_before=adapters.state_to_data(state),
+        inputs=inputs,
+        ledger=ledger,
+        events=events,
+    )
+    adapters.state_save(campaign=campaign, state=out.state)
+    fog.sightings_record(campaign=campaign, state=out.state)
+    now = timezone.now()
+    turn.status = Turn.Status.RESOLVED
+    turn.resolved_at = now
+    turn.save(update_fields=["status", "resolved_at"])
+    if not out.state.ended:
+        Turn.objects.create(
+            campaign=campaign, number=out.state.turn, status=Turn.Status.OPEN, opened_at=now
+        )
+    enqueue_on_commit(notices.notify_turn_resolved_task, turn.pk)  # each member's digest
+    return Resolution(turn, events, ledger, [])

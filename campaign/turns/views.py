@@ -1,0 +1,200 @@
+"""The campaign overview: the turn's state machine for everyone, the live turn panel that the
+page polls while the turn is being closed or resolved, and one view for each of the GM's turn
+controls. A control redirects back on success and shows the page again with its refusal
+(HTTP 400) otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HTMX_STOP_POLLING
+
+from campaign.access import Viewer, campaign_viewer, require_gm
+from campaign.errors import ServiceError
+from campaign.models import Orders, Turn
+from campaign.selectors import turn_current
+from campaign.turns import selectors, services
+from campaign.turns.forms import BattlesDeadlineForm, DeadlineForm, ExtendForm, deadline_initial
+
+TEMPLATE = "campaign/detail.html"
+
+
+def _context(viewer: Viewer, **extra: Any) -> dict[str, Any]:
+    campaign = viewer.campaign
+    turn = turn_current(campaign=campaign)
+    battles = selectors.turn_battles_get(turn=turn)
+    previous = (
+        campaign.turns.filter(number__lt=turn.number, status=Turn.Status.RESOLVED)
+        .order_by("-number")
+        .first()
+    )
+    context: dict[str, Any] = {
+        "campaign": campaign,
+        "viewer": viewer,
+        "turn": turn,
+        "steps": selectors.turn_steps_list(turn=turn),
+        # a turn without battles goes on to Phases 4–8 by itself: keep watching it
+        "polling": turn.busy or (turn.waiting_for_battles and not battles.pending),
+        "battles_total": battles.total,
+        "battles_pending": battles.pending,
+        "previous": previous,
+        "seed_revealed": turn.resolved,
+    }
+    if viewer.is_player and viewer.player is not None:
+        mine = Orders.objects.filter(turn=turn, player=viewer.player).first()
+        context["my_orders"] = mine.status if mine else "none"
+    if viewer.is_gm:
+        context["orders_states"] = selectors.orders_states_list_for_gm(turn=turn)
+        context["deadline_form"] = DeadlineForm(initial=deadline_initial(turn, turn.deadline))
+        context["battles_deadline_form"] = BattlesDeadlineForm(
+            initial=deadline_initial(turn, turn.battles_deadline)
+        )
+        context["battles_auto"] = battles.auto
+        context["extend_form"] = ExtendForm()
+        context["max_extensions"] = services.MAX_EXTENSIONS
+    context.update(extra)
+    return context
+
+
+# --- the pages -------------------------------------------------------------------------------
+
+
+@require_GET
+def detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """The overview."""
+    return render(request, TEMPLATE, _context(campaign_viewer(request, slug)))
+
+
+@require_GET
+def turn_status(request: HttpRequest, slug: str) -> HttpResponse:
+    """The live turn panel. htmx polls it while the turn is busy; once the turn has settled
+    the answer is 286, which tells htmx to stop (the panel it carries no longer polls)."""
+    viewer = campaign_viewer(request, slug)
+    context = _context(viewer)
+    response = render(request, f"{TEMPLATE}#turn-panel", context)
+    if request.htmx and not context["polling"]:
+        response.status_code = HTMX_STOP_POLLING
+    return response
+
+
+# --- the GM's controls -----------------------------------------------------------------------
+
+
+def _control(
+    request: HttpRequest, slug: str, act: Callable[[Turn, dict[str, Any]], str]
+) -> HttpResponse:
+    """Run one control for the GM: `act(turn, extra)` does it and says what was done, or
+    raises why not (a form it bound goes into `extra`, to show its errors)."""
+    viewer = campaign_viewer(request, slug)
+    require_gm(viewer)
+    extra: dict[str, Any] = {}
+    try:
+        done = act(turn_current(campaign=viewer.campaign), extra)
+    except ServiceError as e:
+        context = _context(viewer, control_error=str(e), **extra)
+        return render(request, TEMPLATE, context, status=400)
+    messages.success(request, done)
+    return redirect("campaign:detail", slug=viewer.campaign.slug)
+
+
+def _bound(form: forms.Form, extra: dict[str, Any], name: str, invalid: str) -> dict[str, Any]:
+    """The form's cleaned data; a form with errors stays in `extra` for the page."""
+    extra[name] = form
+    if not form.is_valid():
+        raise ServiceError(invalid)
+    return form.cleaned_data
+
+
+@require_POST
+def turn_deadline(request: HttpRequest, slug: str) -> HttpResponse:
+    """Set or clear when orders close."""
+
+    def act(turn: Turn, extra: dict[str, Any]) -> str:
+        data = _bound(
+            DeadlineForm(request.POST),
+            extra,
+            "deadline_form",
+            _("The deadline could not be set: see the form."),
+        )
+        services.turn_open(turn=turn, deadline=data["deadline"], timezone=data["timezone"])
+        return _("The deadline is set.") if data["deadline"] else _("The turn has no deadline now.")
+
+    return _control(request, slug, act)
+
+
+@require_POST
+def turn_battles_deadline(request: HttpRequest, slug: str) -> HttpResponse:
+    """Set or clear when the waiting battles' results are due."""
+
+    def act(turn: Turn, extra: dict[str, Any]) -> str:
+        data = _bound(
+            BattlesDeadlineForm(request.POST),
+            extra,
+            "battles_deadline_form",
+            _("The battles deadline could not be set: see the form."),
+        )
+        services.turn_battles_deadline_set(
+            turn=turn, deadline=data["deadline"], timezone=data["timezone"]
+        )
+        if data["deadline"]:
+            return _("The battles deadline is set.")
+        return _("The battles have no deadline now.")
+
+    return _control(request, slug, act)
+
+
+@require_POST
+def turn_extend(request: HttpRequest, slug: str) -> HttpResponse:
+    def act(turn: Turn, extra: dict[str, Any]) -> str:
+        data = _bound(
+            ExtendForm(request.POST),
+            extra,
+            "extend_form",
+            _("The turn could not be extended: see the form."),
+        )
+        services.turn_extend(turn=turn, **data)
+        return _("The deadline has been extended.")
+
+    return _control(request, slug, act)
+
+
+@require_POST
+def turn_pause(request: HttpRequest, slug: str) -> HttpResponse:
+    def act(turn: Turn, extra: dict[str, Any]) -> str:
+        services.turn_pause(turn=turn)
+        return _("The turn is paused: its deadline will not fire.")
+
+    return _control(request, slug, act)
+
+
+@require_POST
+def turn_resume(request: HttpRequest, slug: str) -> HttpResponse:
+    def act(turn: Turn, extra: dict[str, Any]) -> str:
+        services.turn_resume(turn=turn)
+        return _("The turn has resumed; the deadline moved on by the time it was paused.")
+
+    return _control(request, slug, act)
+
+
+@require_POST
+def turn_close(request: HttpRequest, slug: str) -> HttpResponse:
+    """Close the open turn now, whatever its deadline; its resolution starts."""
+
+    def act(turn: Turn, extra: dict[str, Any]) -> str:
+        services.turn_close(turn=turn, queue_resolution=True)
+        return _("The turn is closed and its resolution has started.")
+
+    return _control(request, slug, act)
+
+
+@require_POST
+def turn_advance(request: HttpRequest, slug: str) -> HttpResponse:
+    """Move the turn one step on (`services.turn_advance`)."""
+    return _control(request, slug, lambda turn, extra: services.turn_advance(turn=turn))

@@ -1,1 +1,0 @@
-"""Campaign pages, one module per area and one view per page."""
