@@ -54,7 +54,7 @@ REINFORCEMENTS = ("full", "half", "none")
 SNOW_EFFECTS = frozenset({"movement", "force-test", "will-to-fight"})
 
 # Effects a scheduled events table may name, with their parameters and types. The phase
-# that applies them is rules.phases.events; the general tables of §9.4 use the same effects.
+# that applies them is rules.phases.random_events; the general tables of §9.4 use the same effects.
 EVENT_PARAMS: Mapping[str, Mapping[str, type]] = MappingProxyType(
     {
         "none": {},
