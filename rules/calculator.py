@@ -36,7 +36,8 @@ from rules.codec import from_data, to_data
 from rules.dice import Dice, DiceError, RollRecord, ScriptedDice, SeededDice
 from rules.errors import RulesError
 from rules.orders import PlayerOrders, validate_orders
-from rules.setup import italian_draw_threshold, validate_state_references
+from rules.setup.italian import italian_draw_threshold
+from rules.setup.references import validate_state_references
 from rules.turn import resolve_after_battles, resolve_turn
 from rules.types import CampaignState, Feature, Outcome, Quality, Season, Status, Territory, Weather
 

@@ -9,7 +9,7 @@ from rules.checks import deserter_check, wounded_check
 from rules.dice import Dice
 from rules.events import AttritionSuffered, Event
 from rules.phases.common import remove_force
-from rules.setup import terrain_attrition
+from rules.setup.terrain_attrition import terrain_attrition
 from rules.types import CampaignState, Feature, Status
 
 HARSH = frozenset({Feature.JUNGLE, Feature.DESERT, Feature.WASTELAND})
