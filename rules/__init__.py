@@ -12,11 +12,14 @@ submodules (an import-linter contract). Grouped by concern:
 - battles: `BattlePack`, `BattleResult`, `PendingBattle` (rules.battle)
 - set-up: territory thirds, holding placement, force organisation (rules.setup.*)
 - scenarios: `load_scenario`; synthetic campaigns: `generate_campaign`, `generate_orders`
-- the tactical engine: `BattleInput`, `tactical_resolve`, `tactical_simulate`, `what_if` …
+- the tactical engine: `BattleInput`, `tactical_resolve`, `tactical_simulate`, `what_if` …;
+  `odds_pool(runs)` gives the process pool to pass as `tactical_simulate(..., pool=...)`
+  (rules.cli.pool: the engine itself starts no process)
 """
 
 from rules.battle import BattlePack, BattleResult, IndividualFate, PendingBattle, UnitLoss
 from rules.checks import battle_result, force_test_modifiers, force_test_pass_probability
+from rules.cli.pool import odds_pool
 from rules.codec import FormatError, from_data, to_data
 from rules.dice import Dice, Modifier, RollRecord, ScriptedDice, SeededDice, derive_seed
 from rules.errors import IllegalOrders, InconsistentState, InvalidResult, OrderError, RulesError
@@ -148,6 +151,7 @@ __all__ = [
     "generate_orders",
     "legal_moves",
     "load_scenario",
+    "odds_pool",
     "resolve_after_battles",
     "resolve_turn",
     "seen_force",

@@ -14,7 +14,7 @@ import pytest
 
 from rules import checks
 from rules import tables as T
-from rules.calculator import calculate
+from rules.cli.calculator import calculate
 from rules.setup.battle_clock import TimeSpell, battle_turn_count, clock_segment
 from rules.setup.forces import validate_force_organisation
 from rules.setup.holdings import holding_spacing_ok, validate_holding_placement
