@@ -94,7 +94,7 @@ def force_test(
     mods = force_test_modifiers(
         cv=cv, status=status, features=features, territory=territory, snow=snow
     )
-    box: dict = {}
+    box: dict[str, tuple[str, Status | None]] = {}
 
     def judge(total: int, _nat: tuple[int, ...]) -> str:
         outcome, new = force_test_outcome(total, status=status, requested=requested, mode=mode)
@@ -283,10 +283,11 @@ def _figure_check(
     if count <= 0:
         return FigureCheck(None, 0, 0, 0)
     net = sum(m.value for m in mods)
-    box = {}
+    box: dict[str, int] = {}
 
-    def judge(_t: int, nat: tuple[int, ...]):
-        details, kept = [], 0
+    def judge(_t: int, nat: tuple[int, ...]) -> tuple[str, list[str]]:
+        details: list[str] = []
+        kept = 0
         for n in nat:
             if n == 1:
                 details.append(f"1: {lost_word} (natural 1)")

@@ -54,7 +54,7 @@ def _is_coord(k: Any) -> bool:
     return isinstance(k, tuple) and len(k) == 2 and all(isinstance(i, int) for i in k)
 
 
-def _map_to_data(m: GameMap) -> dict:
+def _map_to_data(m: GameMap) -> dict[str, Any]:
     squares = []
     for c in sorted(set(m.features) | set(m.zones)):
         sq: dict[str, Any] = {"x": c[0], "y": c[1]}
@@ -104,6 +104,12 @@ def _hints(cls: type) -> dict[str, Any]:
 
     ns = {**vars(rules.types), **vars(rules.battle), **vars(rules.orders)}
     return typing.get_type_hints(cls, globalns=ns)
+
+
+@typing.overload
+def from_data[T](cls: type[T], data: Any, where: str = "") -> T: ...
+@typing.overload
+def from_data(cls: Any, data: Any, where: str = "") -> Any: ...
 
 
 def from_data(cls: Any, data: Any, where: str = "") -> Any:
@@ -165,7 +171,7 @@ def from_data(cls: Any, data: Any, where: str = "") -> Any:
         except ValueError:
             allowed = ", ".join(m.value for m in cls)
             raise FormatError(f"{where}: {data!r} is not one of {allowed}") from None
-    if dataclasses.is_dataclass(cls):
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls):
         if not isinstance(data, dict):
             raise FormatError(f"{where}: expected an object, got {type(data).__name__}")
         hints = _hints(cls)

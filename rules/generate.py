@@ -9,6 +9,7 @@ happen.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from rules.orders import CountermarchWhen, ForceOrders, PlayerOrders, ZocPolicy
 from rules.types import (
@@ -53,9 +54,9 @@ QUALITIES = ((Quality.LEVY, 20), (Quality.AVERAGE, 40), (Quality.VETERAN, 30), (
 PPF = {Quality.LEVY: 4, Quality.AVERAGE: 6, Quality.VETERAN: 8, Quality.ELITE: 11}
 
 
-def _pick(rng: random.Random, table):
-    values, weights = zip(*table, strict=True)
-    return rng.choices(values, weights=weights)[0]
+def _pick[V](rng: random.Random, table: Sequence[tuple[V, int]]) -> V:
+    values = [v for v, _ in table]
+    return rng.choices(values, weights=[w for _, w in table])[0]
 
 
 def band(width: int, players: int, index: int) -> tuple[int, int]:

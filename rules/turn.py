@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from rules.battle import BattleResult, PendingBattle
 from rules.dice import Dice, RollRecord
@@ -36,7 +37,7 @@ class TurnOutcome:
     ledger: tuple[RollRecord, ...]
     pending_battles: tuple[PendingBattle, ...] = ()
 
-    def to_data(self) -> dict:
+    def to_data(self) -> dict[str, Any]:
         from rules.codec import to_data
 
         return {

@@ -581,7 +581,7 @@ def _cheb(a: Coord, b: Coord) -> int:
     return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
 
 
-def _default_key(state: CampaignState, fid: str) -> Callable[[Coord], tuple]:
+def _default_key(state: CampaignState, fid: str) -> Callable[[Coord], tuple[int, ...]]:
     """[SR] The default retreat square, when the owner gave none that is legal: a square of
     a holding of his own side, then friendly before neutral before enemy territory, then
     farthest from any enemy force, then nearest his own capital, then the lowest (y, x)."""
@@ -591,7 +591,7 @@ def _default_key(state: CampaignState, fid: str) -> Callable[[Coord], tuple]:
         (h.square for h in state.holdings if h.capital and h.original_owner == f.owner), None
     )
 
-    def key(sq: Coord) -> tuple:
+    def key(sq: Coord) -> tuple[int, ...]:
         h = state.holding_at(sq)
         own = h is not None and not state.hostile(h.owner, f.owner)
         far = min((_cheb(sq, e) for e in enemies), default=99)

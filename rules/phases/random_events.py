@@ -28,7 +28,7 @@ from dataclasses import replace
 
 from rules import tables as T
 from rules.checks import clamp_cv_event, event_roll
-from rules.dice import Dice
+from rules.dice import Dice, Judge
 from rules.events import (
     BankChanged,
     Event,
@@ -42,8 +42,8 @@ from rules.events import (
 )
 from rules.phases.common import remove_force
 from rules.phases.reinforcements import id_key, own_capital
-from rules.scenarios import EventSpec, Scenario, scenario_for
-from rules.types import CampaignState, Coord, Force, Individual, IndividualKind, Status
+from rules.scenarios import EventSpec, Scenario, Table, scenario_for
+from rules.types import CampaignState, Coord, Force, Holding, Individual, IndividualKind, Status
 
 Result = tuple[CampaignState, list[Event]]
 
@@ -118,7 +118,7 @@ def _key_day(state: CampaignState, scenario: Scenario, dice: Dice) -> Result:
         rec = dice.roll(
             purpose=f"events:snow-day-{key.day}-{role_id}",
             rule="R11.8",
-            judge=lambda t, _n, table=table: f"{table.lookup(t)} snow level(s)",
+            judge=_snow_judge(table),
         )
         levels = table.lookup(rec.value)
         if levels:
@@ -136,7 +136,7 @@ def _key_day(state: CampaignState, scenario: Scenario, dice: Dice) -> Result:
                 rec = dice.roll(
                     purpose=purpose,
                     rule="§11.8",
-                    judge=lambda t, _n, table=table: table.lookup(t).key,
+                    judge=_event_judge(table),
                 )
                 spec = table.lookup(rec.value)
                 state, ev, detail = _apply(state, dice, p.id, spec, "§11.8", purpose)
@@ -150,6 +150,16 @@ def _key_day(state: CampaignState, scenario: Scenario, dice: Dice) -> Result:
                     break
                 purpose = f"{purpose}-again"
     return state, events
+
+
+def _snow_judge(table: Table) -> Judge:
+    """A snow roll's outcome (R11.8): the levels its row of the scenario's table adds."""
+    return lambda t, _n: f"{table.lookup(t)} snow level(s)"
+
+
+def _event_judge(table: Table) -> Judge:
+    """A key-day event roll's outcome (§11.8): the event its row of the table names."""
+    return lambda t, _n: table.lookup(t).key
 
 
 # --- §9.4 ------------------------------------------------------------------------------------
@@ -514,7 +524,13 @@ def _catastrophe(
         capital = own_capital(state, p.id)
         bank = state.bank.get(p.id, 0)
 
-        def cost(sq: Coord, now=state, capital=capital, bank=bank, who=p.id) -> tuple:
+        def cost(
+            sq: Coord,
+            now: CampaignState = state,
+            capital: Holding | None = capital,
+            bank: int = bank,
+            who: str = p.id,
+        ) -> tuple[int, int, int]:
             reserves = bank // 2 if capital is not None and capital.square == sq else 0
             return (_points_at(now, who, sq) // 2 + reserves, sq[1], sq[0])
 

@@ -26,7 +26,7 @@ class SetupProblem:
     rule: str
     subject: str | None = None  # force, holding or player id
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, str | None]:
         return {
             "code": self.code,
             "message": self.message,

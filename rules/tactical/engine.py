@@ -460,6 +460,15 @@ def action_roll(
     return _logged(dice, purpose, rule, count, threshold, noun, mods)
 
 
+def _number(effects: Mapping[str, object], key: str) -> int:
+    """A numeric weather effect (R4.2), 0 when absent. A pack's effects are JSON, so a
+    number may come as text; anything else is no number, as `int()` says."""
+    value = effects.get(key, 0)
+    if not isinstance(value, int | float | str):
+        raise TypeError(f"weather effect {key!r} is not a number: {value!r}")
+    return int(value)
+
+
 def _mod(reason: str, value: int) -> Modifier | None:
     """A ledger term of an Action − Opposition; None when zero (the ledger lists the non-zero
     terms only, and `filter(None, …)` drops the Nones)."""
@@ -588,8 +597,8 @@ class _Battle:
     def _weather(self, weather: Weather) -> None:
         s = self.s
         effects = s.effects if weather is s.weather else RT.WEATHER_BATTLE_EFFECTS[weather]
-        self.missile_mod = int(effects.get("missile_to_hit", 0))  # R4.2: −1/−2 to missiles
-        self.melee_mod = int(effects.get("melee_to_hit", 0))  # R4.2: −2 in melee, heavy rain
+        self.missile_mod = _number(effects, "missile_to_hit")  # R4.2: −1/−2 to missiles
+        self.melee_mod = _number(effects, "melee_to_hit")  # R4.2: −2 in melee, heavy rain
         self.m_missile = _mod("weather (R4.2)", self.missile_mod)
         self.m_melee = _mod("weather (R4.2)", self.melee_mod)
 
