@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from rules import tables as T
+from rules.checks import force_movement_modifiers
 from rules.dice import Dice, Modifier, RollRecord
 from rules.setup.problems import SetupError
 from rules.types import Status, Territory, Weather
@@ -95,14 +96,7 @@ def naval_movement(
             Modifier("no ships (minor craft only)", -2 if not ships else 0),
             Modifier("rafts carry mounts", -1 if rafts_with_mounts else 0),
         ]
-    if territory is Territory.ENEMY:
-        mods.append(Modifier("enemy territory", T.MOVE_ENEMY_TERRITORY))
-    elif territory is Territory.FRIENDLY:
-        mods.append(Modifier("friendly territory", T.MOVE_FRIENDLY_TERRITORY))
-    if status in (Status.UNSTEADY, Status.SHATTERED):
-        mods.append(Modifier(f"force is {status.value}", T.MOVE_UNSTEADY_OR_SHATTERED))
-    if status is Status.FULL_SPEED:
-        mods.append(Modifier("full speed", T.MOVE_FULL_SPEED))
+    mods += force_movement_modifiers(status=status, territory=territory)
     rec = dice.roll(
         purpose=purpose,
         rule="§6.11",
