@@ -19,8 +19,6 @@ class UsageError(CalculatorError):
     """A command line argparse rejects (unknown value, missing option, unknown command)."""
 
 
-# --- the command registry ------------------------------------------------------------------------
-
 Runner = Callable[[argparse.Namespace, Dice], dict[str, Any]]
 
 
