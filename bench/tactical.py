@@ -9,8 +9,8 @@ Prints JSON:
   ledger size;
 - `battle_ms_no_ledger`: the same battle as each simulation run fights it (same dice, no
   ledger entries), with its CPU time and fastest run;
-- `odds_seconds`: wall seconds for the 1,000-run odds of that battle (`simulate`, a process
-  per CPU), and the odds themselves;
+- `odds_seconds`: wall seconds for the 1,000-run odds of that battle (`simulate` in
+  `odds_pool`: a process per CPU, or `--workers W`), and the odds themselves;
 - `small_odds_seconds`: the same for the 6-vs-6-unit calibration battle;
 - the machine: CPUs and load average, because a shared machine's wall times are not its CPU
   times.
@@ -28,8 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from rules.cli.pool import odds_pool  # noqa: E402
 from rules.dice import SeededDice, derive_seed  # noqa: E402
-from rules.tactical import compile_input, simulate  # noqa: E402
+from rules.tactical import BattleInput, Odds, compile_input, simulate  # noqa: E402
 from rules.tactical.engine import fight_setup  # noqa: E402
 from rules.tactical.inputs import what_if  # noqa: E402
 from rules.tactical.samples import large_force, sample_force  # noqa: E402
@@ -76,14 +77,15 @@ def main(argv: list[str] | None = None) -> int:
     battle_ms, battle_cpu, battle_min = timed(with_ledger, a.runs)
     fast_ms, fast_cpu, fast_min = timed(without_ledger, a.runs)
 
-    started = time.perf_counter()
-    odds = simulate(big, a.odds, a.seed, workers=a.workers)
-    odds_seconds = time.perf_counter() - started
+    def odds_timed(inp: BattleInput) -> tuple[Odds, float]:
+        started = time.perf_counter()  # the pool's start-up counts, as in the web app
+        with odds_pool(a.odds, a.workers) as pool:
+            odds = simulate(inp, a.odds, a.seed, pool=pool)
+        return odds, time.perf_counter() - started
 
+    odds, odds_seconds = odds_timed(big)
     small = what_if([sample_force("red")], [sample_force("blue")], SeededDice(a.seed))
-    started = time.perf_counter()
-    small_odds = simulate(small, a.odds, a.seed, workers=a.workers)
-    small_seconds = time.perf_counter() - started
+    small_odds, small_seconds = odds_timed(small)
 
     print(
         json.dumps(

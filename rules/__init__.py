@@ -10,13 +10,16 @@ submodules (an import-linter contract). Grouped by concern:
 - single tests: `force_test_modifiers`, `force_test_pass_probability`, `battle_result`
 - the turn: `resolve_turn`, `resolve_after_battles` (rules.turn); `validate_result`
 - battles: `BattlePack`, `BattleResult`, `PendingBattle` (rules.battle)
-- set-up: territory thirds, holding placement, force organisation (rules.setup)
+- set-up: territory thirds, holding placement, force organisation (rules.setup.*)
 - scenarios: `load_scenario`; synthetic campaigns: `generate_campaign`, `generate_orders`
-- the tactical engine: `BattleInput`, `tactical_resolve`, `tactical_simulate`, `what_if` …
+- the tactical engine: `BattleInput`, `tactical_resolve`, `tactical_simulate`, `what_if` …;
+  `odds_pool(runs)` gives the process pool to pass as `tactical_simulate(..., pool=...)`
+  (rules.cli.pool: the engine itself starts no process)
 """
 
 from rules.battle import BattlePack, BattleResult, IndividualFate, PendingBattle, UnitLoss
 from rules.checks import battle_result, force_test_modifiers, force_test_pass_probability
+from rules.cli.pool import odds_pool
 from rules.codec import FormatError, from_data, to_data
 from rules.dice import Dice, Modifier, RollRecord, ScriptedDice, SeededDice, derive_seed
 from rules.errors import IllegalOrders, InconsistentState, InvalidResult, OrderError, RulesError
@@ -32,19 +35,12 @@ from rules.orders import (
 )
 from rules.phases.after_battle import validate_result
 from rules.scenarios import Scenario, load_scenario
-from rules.setup import (
-    ATTRITION_FORMULAS,
-    RACE_HOLDING_TERRAIN,
-    SetupError,
-    SetupProblem,
-    Thirds,
-    chebyshev,
-    territory_thirds,
-    territory_zones,
-    validate_force_organisation,
-    validate_holding_placement,
-    validate_state_references,
-)
+from rules.setup.forces import validate_force_organisation
+from rules.setup.holdings import RACE_HOLDING_TERRAIN, chebyshev, validate_holding_placement
+from rules.setup.problems import SetupError, SetupProblem
+from rules.setup.references import validate_state_references
+from rules.setup.terrain_attrition import ATTRITION_FORMULAS
+from rules.setup.territory import Thirds, territory_thirds, territory_zones
 from rules.tables import HOLDING_FEATURES
 from rules.tactical import (
     BattleInput,
@@ -155,6 +151,7 @@ __all__ = [
     "generate_orders",
     "legal_moves",
     "load_scenario",
+    "odds_pool",
     "resolve_after_battles",
     "resolve_turn",
     "seen_force",

@@ -1,5 +1,5 @@
-"""`python -m rules <command> …`: the rules calculator (see rules.calculator)."""
+"""`python -m rules <command> …`: the rules calculator (see rules.cli.calculator)."""
 
-from rules.calculator import main
+from rules.cli.calculator import main
 
 raise SystemExit(main())

@@ -94,7 +94,7 @@ def force_test(
     mods = force_test_modifiers(
         cv=cv, status=status, features=features, territory=territory, snow=snow
     )
-    box: dict = {}
+    box: dict[str, tuple[str, Status | None]] = {}
 
     def judge(total: int, _nat: tuple[int, ...]) -> str:
         outcome, new = force_test_outcome(total, status=status, requested=requested, mode=mode)
@@ -140,6 +140,21 @@ class MovementResult:
         return self.record.total if self.record else None
 
 
+def force_movement_modifiers(*, status: Status, territory: Territory) -> list[Modifier]:
+    """R6.2 modifiers of the force itself, on land or on water (§6.11): the territory it
+    starts in, and its status."""
+    mods: list[Modifier] = []
+    if territory is Territory.ENEMY:
+        mods.append(Modifier("enemy territory", T.MOVE_ENEMY_TERRITORY))
+    elif territory is Territory.FRIENDLY:
+        mods.append(Modifier("friendly territory", T.MOVE_FRIENDLY_TERRITORY))
+    if status in (Status.UNSTEADY, Status.SHATTERED):
+        mods.append(Modifier(f"force is {status.value}", T.MOVE_UNSTEADY_OR_SHATTERED))
+    if status is Status.FULL_SPEED:
+        mods.append(Modifier("full speed", T.MOVE_FULL_SPEED))
+    return mods
+
+
 def movement_modifiers(
     *,
     status: Status,
@@ -183,14 +198,7 @@ def movement_modifiers(
             mods.append(Modifier("river (cancelled by bridge)", 0))
             continue
         mods.append(Modifier(f"starts on {f.value}", T.MOVE_FEATURE_MOD[f]))
-    if territory is Territory.ENEMY:
-        mods.append(Modifier("enemy territory", T.MOVE_ENEMY_TERRITORY))
-    elif territory is Territory.FRIENDLY:
-        mods.append(Modifier("friendly territory", T.MOVE_FRIENDLY_TERRITORY))
-    if status in (Status.UNSTEADY, Status.SHATTERED):
-        mods.append(Modifier(f"force is {status.value}", T.MOVE_UNSTEADY_OR_SHATTERED))
-    if status is Status.FULL_SPEED:
-        mods.append(Modifier("full speed", T.MOVE_FULL_SPEED))
+    mods += force_movement_modifiers(status=status, territory=territory)
     if T.MOVE_WEATHER[weather]:
         mods.append(Modifier(f"weather: {weather.value}", T.MOVE_WEATHER[weather]))
     if snow:
@@ -283,10 +291,11 @@ def _figure_check(
     if count <= 0:
         return FigureCheck(None, 0, 0, 0)
     net = sum(m.value for m in mods)
-    box = {}
+    box: dict[str, int] = {}
 
-    def judge(_t: int, nat: tuple[int, ...]):
-        details, kept = [], 0
+    def judge(_t: int, nat: tuple[int, ...]) -> tuple[str, list[str]]:
+        details: list[str] = []
+        kept = 0
         for n in nat:
             if n == 1:
                 details.append(f"1: {lost_word} (natural 1)")

@@ -54,7 +54,7 @@ def _is_coord(k: Any) -> bool:
     return isinstance(k, tuple) and len(k) == 2 and all(isinstance(i, int) for i in k)
 
 
-def _map_to_data(m: GameMap) -> dict:
+def _map_to_data(m: GameMap) -> dict[str, Any]:
     squares = []
     for c in sorted(set(m.features) | set(m.zones)):
         sq: dict[str, Any] = {"x": c[0], "y": c[1]}
@@ -106,6 +106,12 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls, globalns=ns)
 
 
+@typing.overload
+def from_data[T](cls: type[T], data: Any, where: str = "") -> T: ...
+@typing.overload
+def from_data(cls: Any, data: Any, where: str = "") -> Any: ...
+
+
 def from_data(cls: Any, data: Any, where: str = "") -> Any:
     """Build an instance of `cls` (a dataclass or a type hint) from JSON data."""
     where = where or getattr(cls, "__name__", str(cls))
@@ -116,84 +122,115 @@ def from_data(cls: Any, data: Any, where: str = "") -> Any:
     origin = typing.get_origin(cls)
     args = typing.get_args(cls)
     if origin in (typing.Union, types.UnionType):
-        if data is None and type(None) in args:
-            return None
-        errors = []
-        for a in args:
-            if a is type(None):
-                continue
-            try:
-                return from_data(a, data, where)
-            except (FormatError, ValueError, TypeError) as e:
-                errors.append(str(e).removeprefix(f"{where}: "))
-        raise FormatError(f"{where}: {'; '.join(errors)}")
+        return _union_from_data(args, data, where)
     if cls is Coord or (origin is tuple and args == (int, int)):
-        if not (isinstance(data, list | tuple) and len(data) == 2):
-            raise FormatError(f"{where}: a square is [x, y], got {data!r}")
-        try:
-            return (int(data[0]), int(data[1]))
-        except (TypeError, ValueError) as e:
-            raise FormatError(f"{where}: a square is two integers, got {data!r}") from e
+        return _coord_from_data(data, where)
     if origin is tuple:
-        if not isinstance(data, list | tuple):
-            raise FormatError(f"{where}: expected a list, got {type(data).__name__}")
-        item = args[0] if args and (len(args) == 1 or args[1] is Ellipsis) else Any
-        return tuple(from_data(item, x, f"{where}[{i}]") for i, x in enumerate(data))
+        return _tuple_from_data(args, data, where)
     if origin is frozenset:
         return frozenset(from_data(args[0], x, where) for x in data)
     if origin in (Mapping, dict, typing.Mapping) or cls is Mapping:
-        kt, vt = args if args else (Any, Any)
-        if kt is Coord or typing.get_origin(kt) is tuple:
-            if isinstance(data, dict) and not data:
-                return {}
-            if not isinstance(data, list):
-                raise FormatError(f"{where}: expected a list of {{square, value}}")
-            return {
-                from_data(kt, e["square"], where): from_data(vt, e["value"], where) for e in data
-            }
-        if not isinstance(data, dict):
-            raise FormatError(f"{where}: expected an object, got {type(data).__name__}")
-        if kt is int:  # JSON object keys are text
-            try:
-                data = {int(k): v for k, v in data.items()}
-            except ValueError as e:
-                raise FormatError(f"{where}: keys must be integers") from e
-        return {from_data(kt, k, where): from_data(vt, v, f"{where}.{k}") for k, v in data.items()}
+        return _mapping_from_data(args, data, where)
     if isinstance(cls, type) and issubclass(cls, Enum):
+        return _enum_from_data(cls, data, where)
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls):
+        return _dataclass_from_data(cls, data, where)
+    return _plain_from_data(cls, data, where)
+
+
+def _union_from_data(args: tuple[Any, ...], data: Any, where: str) -> Any:
+    """`X | Y | None`: None where None is allowed, else the first member that reads the data;
+    when none does, every member's complaint."""
+    if data is None and type(None) in args:
+        return None
+    errors = []
+    for a in args:
+        if a is type(None):
+            continue
         try:
-            return cls(data)
-        except ValueError:
-            allowed = ", ".join(m.value for m in cls)
-            raise FormatError(f"{where}: {data!r} is not one of {allowed}") from None
-    if dataclasses.is_dataclass(cls):
-        if not isinstance(data, dict):
-            raise FormatError(f"{where}: expected an object, got {type(data).__name__}")
-        hints = _hints(cls)
-        names = {f.name for f in dataclasses.fields(cls) if f.init}
-        unknown = set(data) - names
-        if unknown:
-            raise FormatError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
-        kwargs = {}
-        for f in dataclasses.fields(cls):
-            if not f.init or f.name not in data:
-                if (
-                    f.init
-                    and f.default is dataclasses.MISSING
-                    and f.default_factory is dataclasses.MISSING
-                ):
-                    raise FormatError(f"{where}: missing field {f.name!r}")
-                continue
+            return from_data(a, data, where)
+        except (FormatError, ValueError, TypeError) as e:
+            errors.append(str(e).removeprefix(f"{where}: "))
+    raise FormatError(f"{where}: {'; '.join(errors)}")
+
+
+def _coord_from_data(data: Any, where: str) -> Coord:
+    """A square: `[x, y]`, two integers."""
+    if not (isinstance(data, list | tuple) and len(data) == 2):
+        raise FormatError(f"{where}: a square is [x, y], got {data!r}")
+    try:
+        return (int(data[0]), int(data[1]))
+    except (TypeError, ValueError) as e:
+        raise FormatError(f"{where}: a square is two integers, got {data!r}") from e
+
+
+def _tuple_from_data(args: tuple[Any, ...], data: Any, where: str) -> tuple[Any, ...]:
+    """`tuple[X, ...]` (or a bare tuple) from a list; items are numbered in errors."""
+    if not isinstance(data, list | tuple):
+        raise FormatError(f"{where}: expected a list, got {type(data).__name__}")
+    item = args[0] if args and (len(args) == 1 or args[1] is Ellipsis) else Any
+    return tuple(from_data(item, x, f"{where}[{i}]") for i, x in enumerate(data))
+
+
+def _mapping_from_data(args: tuple[Any, ...], data: Any, where: str) -> dict[Any, Any]:
+    """A mapping: keyed by squares, a list of `{square, value}` entries (an empty object is
+    an empty map too); otherwise an object, whose text keys are read as integers where the
+    key type is `int`."""
+    kt, vt = args if args else (Any, Any)
+    if kt is Coord or typing.get_origin(kt) is tuple:
+        if isinstance(data, dict) and not data:
+            return {}
+        if not isinstance(data, list):
+            raise FormatError(f"{where}: expected a list of {{square, value}}")
+        return {from_data(kt, e["square"], where): from_data(vt, e["value"], where) for e in data}
+    if not isinstance(data, dict):
+        raise FormatError(f"{where}: expected an object, got {type(data).__name__}")
+    if kt is int:  # JSON object keys are text
+        try:
+            data = {int(k): v for k, v in data.items()}
+        except ValueError as e:
+            raise FormatError(f"{where}: keys must be integers") from e
+    return {from_data(kt, k, where): from_data(vt, v, f"{where}.{k}") for k, v in data.items()}
+
+
+def _enum_from_data(cls: type[Enum], data: Any, where: str) -> Enum:
+    """An enum member from its value; the error lists the allowed values."""
+    try:
+        return cls(data)
+    except ValueError:
+        allowed = ", ".join(m.value for m in cls)
+        raise FormatError(f"{where}: {data!r} is not one of {allowed}") from None
+
+
+def _dataclass_from_data(cls: Any, data: Any, where: str) -> Any:
+    """A dataclass from an object: no unknown fields, every field without a default
+    present, each read by its type hint; the class's own checks become format errors."""
+    if not isinstance(data, dict):
+        raise FormatError(f"{where}: expected an object, got {type(data).__name__}")
+    hints = _hints(cls)
+    unknown = set(data) - set(_init_fields(cls))
+    if unknown:
+        raise FormatError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.init and f.name in data:
             kwargs[f.name] = from_data(hints[f.name], data[f.name], f"{where}.{f.name}")
-        try:
-            return cls(**kwargs)
-        except (TypeError, ValueError) as e:
-            raise FormatError(f"{where}: {e}") from e
-    if cls in (int, float, str, bool):
-        if cls is int and (isinstance(data, bool) or not isinstance(data, int)):
-            raise FormatError(f"{where}: expected an integer, got {data!r}")
-        if cls is str and not isinstance(data, str):
-            raise FormatError(f"{where}: expected text, got {data!r}")
-        if cls is bool and not isinstance(data, bool):
-            raise FormatError(f"{where}: expected true or false, got {data!r}")
-        return data
+        elif (
+            f.init and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        ):
+            raise FormatError(f"{where}: missing field {f.name!r}")
+    try:
+        return cls(**kwargs)
+    except (TypeError, ValueError) as e:
+        raise FormatError(f"{where}: {e}") from e
+
+
+def _plain_from_data(cls: Any, data: Any, where: str) -> Any:
+    """int, str and bool are checked (a bool is no integer); anything else passes as is."""
+    if cls is int and (isinstance(data, bool) or not isinstance(data, int)):
+        raise FormatError(f"{where}: expected an integer, got {data!r}")
+    if cls is str and not isinstance(data, str):
+        raise FormatError(f"{where}: expected text, got {data!r}")
+    if cls is bool and not isinstance(data, bool):
+        raise FormatError(f"{where}: expected true or false, got {data!r}")
     return data

@@ -11,7 +11,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from rules.errors import DiceError
 
@@ -23,7 +23,7 @@ class Modifier(NamedTuple):
     reason: str
     value: int
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"reason": self.reason, "value": self.value}
 
 
@@ -45,7 +45,7 @@ class RollRecord(NamedTuple):
         """The single natural value (for one-die rolls)."""
         return self.natural[0]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "seq": self.seq,
             "purpose": self.purpose,
@@ -120,7 +120,7 @@ class Dice(ABC):
         self.ledger.append(rec)
         return rec
 
-    def ledger_dicts(self) -> list[dict]:
+    def ledger_dicts(self) -> list[dict[str, Any]]:
         return [r.to_dict() for r in self.ledger]
 
 

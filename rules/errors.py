@@ -37,7 +37,7 @@ class OrderError:
     field: str = ""
     index: int | None = None  # path step index, when relevant
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, str | int | None]:
         return {
             "force_id": self.force_id,
             "code": self.code,

@@ -9,6 +9,7 @@ happen.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from rules.orders import CountermarchWhen, ForceOrders, PlayerOrders, ZocPolicy
 from rules.types import (
@@ -53,9 +54,9 @@ QUALITIES = ((Quality.LEVY, 20), (Quality.AVERAGE, 40), (Quality.VETERAN, 30), (
 PPF = {Quality.LEVY: 4, Quality.AVERAGE: 6, Quality.VETERAN: 8, Quality.ELITE: 11}
 
 
-def _pick(rng: random.Random, table):
-    values, weights = zip(*table, strict=True)
-    return rng.choices(values, weights=weights)[0]
+def _pick[V](rng: random.Random, table: Sequence[tuple[V, int]]) -> V:
+    values = [v for v, _ in table]
+    return rng.choices(values, weights=[w for _, w in table])[0]
 
 
 def band(width: int, players: int, index: int) -> tuple[int, int]:
@@ -63,6 +64,14 @@ def band(width: int, players: int, index: int) -> tuple[int, int]:
     x0 = width * index // players
     x1 = width * (index + 1) // players
     return x0, max(x1, x0 + 1)
+
+
+STATUSES = (
+    (Status.PROBE, 50),
+    (Status.FULL_SPEED, 20),
+    (Status.DEFEND, 25),
+    (Status.CONFUSED, 5),
+)
 
 
 def generate_campaign(
@@ -76,6 +85,37 @@ def generate_campaign(
     sides: int = 2,
     options: Options | None = None,
 ) -> CampaignState:
+    _check_size(width, height, players, forces, units_per_force)
+    rng = random.Random(seed)
+    features = _terrain(rng, width, height)
+    plist = [_player(i, sides) for i in range(players)]
+    zones: dict[Coord, str] = {}
+    holdings: list[Holding] = []
+    for i, p in enumerate(plist):
+        x0, x1 = band(width, players, i)
+        zones.update({(x, y): p.id for x in range(x0, x1) for y in range(height)})
+        holdings += _holdings(p.id, i + 1, (x0 + x1 - 1) // 2, height)
+    for h in holdings:
+        features.pop(h.square, None)  # holdings stand on open ground (R2.3.4)
+    flist: list[Force] = []
+    for n in range(forces):
+        i = n % players
+        x0, x1 = band(width, players, i)
+        sq = (rng.randrange(x0, x1), rng.randrange(height))
+        flist.append(_force(rng, n + 1, plist[i].id, sq, units_per_force))
+    return CampaignState(
+        turn=1,
+        day=0,
+        map=GameMap(width, height, features, zones),
+        players=tuple(plist),
+        holdings=tuple(holdings),
+        forces=tuple(flist),
+        options=options or Options(),
+    )
+
+
+def _check_size(width: int, height: int, players: int, forces: int, units_per_force: int) -> None:
+    """Whether the sizes make a campaign: a ValueError names the first that does not."""
     if width < 3 or height < 3:
         raise ValueError("the map must be at least 3×3")
     if players < 2:
@@ -86,102 +126,78 @@ def generate_campaign(
         raise ValueError("give every player at least one force")
     if units_per_force < 1:
         raise ValueError("a force needs at least one unit (R2.5.2)")
-    rng = random.Random(seed)
+
+
+def _terrain(rng: random.Random, width: int, height: int) -> dict[Coord, frozenset[Feature]]:
+    """Each square's features, drawn from `TERRAIN_MIX` row by row; open ground is left out."""
     features: dict[Coord, frozenset[Feature]] = {}
     for y in range(height):
         for x in range(width):
             f = _pick(rng, TERRAIN_MIX)
             if f:
                 features[(x, y)] = f
-    zones: dict[Coord, str] = {}
-    plist: list[Player] = []
-    holdings: list[Holding] = []
-    for i in range(players):
-        pid = f"p{i + 1}"
-        plist.append(
-            Player(
-                pid,
-                side=f"s{i % sides + 1}",
-                name=f"Player {i + 1}",
-                race="Human",
-                initial_points=2000,
-            )
+    return features
+
+
+def _player(i: int, sides: int) -> Player:
+    """Player `i` (from 0), on alliance `i mod sides`."""
+    return Player(
+        f"p{i + 1}",
+        side=f"s{i % sides + 1}",
+        name=f"Player {i + 1}",
+        race="Human",
+        initial_points=2000,
+    )
+
+
+def _holdings(pid: str, number: int, cx: int, height: int) -> list[Holding]:
+    """A player's capital in the middle of column `cx` of his band, and two villages a sixth
+    of the map from its top and bottom edges."""
+    return [
+        Holding(
+            f"h{number}-{k + 1}",
+            (cx, y),
+            pid,
+            pid,
+            capital=(k == 0),
+            name=f"{'Capital' if k == 0 else 'Village'} of {pid}",
         )
-        x0, x1 = band(width, players, i)
-        for x in range(x0, x1):
-            for y in range(height):
-                zones[(x, y)] = pid
-        cx = (x0 + x1 - 1) // 2
-        for k, y in enumerate((height // 2, height // 6, height - 1 - height // 6)):
-            sq = (cx, y)
-            features.pop(sq, None)  # holdings stand on open ground (R2.3.4)
-            holdings.append(
-                Holding(
-                    f"h{i + 1}-{k + 1}",
-                    sq,
-                    pid,
-                    pid,
-                    capital=(k == 0),
-                    name=f"{'Capital' if k == 0 else 'Village'} of {pid}",
-                )
-            )
-    flist: list[Force] = []
-    for n in range(forces):
-        i = n % players
-        pid = plist[i].id
-        x0, x1 = band(width, players, i)
-        sq = (rng.randrange(x0, x1), rng.randrange(height))
-        units = []
-        for u in range(units_per_force):
-            q = _pick(rng, QUALITIES)
-            sp = _pick(rng, SPECIALITIES)
-            figs = 1 if sp is Speciality.TERRIBLE_CREATURE else rng.randint(8, 24)
-            units.append(
-                Unit(
-                    f"f{n + 1}u{u + 1}",
-                    f"{q.value} {sp.value}",
-                    sp,
-                    q,
-                    figs,
-                    PPF[q],
-                    mercenary=rng.random() < 0.05,
-                    mounted=sp is Speciality.CAVALRY,
-                )
-            )
-        status = _pick(
-            rng,
-            (
-                (Status.PROBE, 50),
-                (Status.FULL_SPEED, 20),
-                (Status.DEFEND, 25),
-                (Status.CONFUSED, 5),
-            ),
-        )
-        flist.append(
-            Force(
-                f"f{n + 1}",
-                pid,
-                sq,
-                status,
-                (
-                    Command(
-                        f"f{n + 1}c1",
-                        General(f"f{n + 1}g1", rng.randint(2, 5), points=50),
-                        tuple(units),
-                    ),
-                ),
-                individuals=(Individual(f"f{n + 1}i1", IndividualKind.HERO, points=40),),
-                name=f"Force {n + 1}",
-            )
-        )
-    return CampaignState(
-        turn=1,
-        day=0,
-        map=GameMap(width, height, features, zones),
-        players=tuple(plist),
-        holdings=tuple(holdings),
-        forces=tuple(flist),
-        options=options or Options(),
+        for k, y in enumerate((height // 2, height // 6, height - 1 - height // 6))
+    ]
+
+
+def _force(rng: random.Random, n: int, pid: str, square: Coord, units_per_force: int) -> Force:
+    """Force number `n`: its units, then its order, then its general's CV are drawn; one hero
+    goes with it."""
+    units = tuple(_unit(rng, f"f{n}u{u + 1}") for u in range(units_per_force))
+    status = _pick(rng, STATUSES)
+    general = General(f"f{n}g1", rng.randint(2, 5), points=50)
+    return Force(
+        f"f{n}",
+        pid,
+        square,
+        status,
+        (Command(f"f{n}c1", general, units),),
+        individuals=(Individual(f"f{n}i1", IndividualKind.HERO, points=40),),
+        name=f"Force {n}",
+    )
+
+
+def _unit(rng: random.Random, uid: str) -> Unit:
+    """A unit's quality, speciality, figures (a Terrible Creature is one figure) and whether
+    it is mercenary, drawn in that order."""
+    q = _pick(rng, QUALITIES)
+    sp = _pick(rng, SPECIALITIES)
+    figs = 1 if sp is Speciality.TERRIBLE_CREATURE else rng.randint(8, 24)
+    return Unit(
+        uid,
+        f"{q.value} {sp.value}",
+        sp,
+        q,
+        figs,
+        PPF[q],
+        mercenary=rng.random() < 0.05,
+        mounted=sp is Speciality.CAVALRY,
     )
 
 

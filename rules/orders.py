@@ -178,6 +178,22 @@ def validate_orders(state: CampaignState, player_id: str, orders: PlayerOrders) 
 
 
 def _validate_force(state: CampaignState, force: Force, fo: ForceOrders) -> list[OrderError]:
+    # The status the force will most likely hold when it moves: the requested order if the
+    # test passes. Paths are checked against both possibilities where they matter.
+    effective = fo.change_to if fo.change_to is not None else force.status
+    return [
+        *_order_change_errors(state, force, fo),
+        *_sack_errors(state, force, fo, effective),
+        *_path_errors(state, force, fo, effective),
+        *_countermarch_errors(state, force.id, fo, effective),
+        *_retreat_errors(state, force.id, fo),
+        *_preference_errors(force.id, fo, effective),
+    ]
+
+
+def _order_change_errors(state: CampaignState, force: Force, fo: ForceOrders) -> list[OrderError]:
+    """Whether the Phase 1 order change may be requested: only an order (R5.1.1), Probe only
+    for a light force under the Naran option (R2.7), no Full Speed with loot (§11.6 rule 3)."""
     errs: list[OrderError] = []
     fid = force.id
     if fo.change_to is not None and not fo.change_to.is_order:
@@ -189,10 +205,6 @@ def _validate_force(state: CampaignState, force: Force, fo: ForceOrders) -> list
                 "change_to",
             )
         )
-    # The status the force will most likely hold when it moves: the requested order if the
-    # test passes. Paths are checked against both possibilities where they matter.
-    effective = fo.change_to if fo.change_to is not None else force.status
-    carries_loot = force.carries_loot or fo.sack
     if (
         fo.change_to is Status.PROBE
         and state.options.naran_probe_composition
@@ -206,7 +218,7 @@ def _validate_force(state: CampaignState, force: Force, fo: ForceOrders) -> list
                 "change_to",
             )
         )
-    if fo.change_to is Status.FULL_SPEED and carries_loot:
+    if fo.change_to is Status.FULL_SPEED and (force.carries_loot or fo.sack):
         errs.append(
             OrderError(
                 fid,
@@ -215,84 +227,116 @@ def _validate_force(state: CampaignState, force: Force, fo: ForceOrders) -> list
                 "change_to",
             )
         )
-    if fo.sack:
-        h = state.holding_at(force.square)
-        if state.scenario != "incursion":
-            errs.append(
-                OrderError(
-                    fid, "no-sack", "Sacking exists only in the Incursion scenario (§11.6).", "sack"
-                )
+    return errs
+
+
+def _sack_errors(
+    state: CampaignState, force: Force, fo: ForceOrders, effective: Status
+) -> list[OrderError]:
+    """Whether a declared sack is allowed: only in the Incursion (§11.6), on an enemy holding
+    the force captured (§11.6 L-a), and not under Full Speed (§11.6 rule 3)."""
+    if not fo.sack:
+        return []
+    fid = force.id
+    h = state.holding_at(force.square)
+    if state.scenario != "incursion":
+        return [
+            OrderError(
+                fid, "no-sack", "Sacking exists only in the Incursion scenario (§11.6).", "sack"
             )
-        elif h is None or h.owner != force.owner or h.original_owner == force.owner:
-            errs.append(
-                OrderError(
-                    fid,
-                    "no-sack",
-                    "The force must stand on an enemy holding it captured to sack it (§11.6 L-a).",
-                    "sack",
-                )
+        ]
+    if h is None or h.owner != force.owner or h.original_owner == force.owner:
+        return [
+            OrderError(
+                fid,
+                "no-sack",
+                "The force must stand on an enemy holding it captured to sack it (§11.6 L-a).",
+                "sack",
             )
-        elif effective is Status.FULL_SPEED:
-            errs.append(
-                OrderError(
-                    fid,
-                    "sack-full-speed",
-                    "A force under Full Speed may not declare a sack (§11.6 rule 3).",
-                    "sack",
-                )
+        ]
+    if effective is Status.FULL_SPEED:
+        return [
+            OrderError(
+                fid,
+                "sack-full-speed",
+                "A force under Full Speed may not declare a sack (§11.6 rule 3).",
+                "sack",
             )
-    if fo.path:
-        if effective is Status.DEFEND:
-            errs.append(
-                OrderError(
-                    fid,
-                    "defend-path",
-                    "A force on Defend never moves (R6.4.4): clear "
-                    "its path or request another order.",
-                    "path",
-                )
+        ]
+    return []
+
+
+def _path_errors(
+    state: CampaignState, force: Force, fo: ForceOrders, effective: Status
+) -> list[OrderError]:
+    """Whether the path may be followed: a force on Defend has none (R6.4.4), at most 3 squares
+    (R6.2), and every step legal (`_step_error`; the first bad step ends the check)."""
+    errs: list[OrderError] = []
+    if not fo.path:
+        return errs
+    fid = force.id
+    if effective is Status.DEFEND:
+        errs.append(
+            OrderError(
+                fid,
+                "defend-path",
+                "A force on Defend never moves (R6.4.4): clear its path or request another order.",
+                "path",
             )
-        if len(fo.path) > 3:
-            errs.append(
-                OrderError(
-                    fid,
-                    "path-too-long",
-                    "A path has at most 3 squares, the best movement allowance (R6.2).",
-                    "path",
-                )
+        )
+    if len(fo.path) > 3:
+        errs.append(
+            OrderError(
+                fid,
+                "path-too-long",
+                "A path has at most 3 squares, the best movement allowance (R6.2).",
+                "path",
             )
-        prev = force.square
-        for i, sq in enumerate(fo.path):
-            if not state.map.on_map(sq):
-                errs.append(
-                    OrderError(
-                        fid, "off-map", f"Step {i + 1} {sq} leaves the map (R6.4.7).", "path", i
-                    )
-                )
-                break
-            if max(abs(sq[0] - prev[0]), abs(sq[1] - prev[1])) != 1:
-                errs.append(
-                    OrderError(
-                        fid,
-                        "not-adjacent",
-                        f"Step {i + 1} {sq} is not adjacent to {prev} (R6.4.2).",
-                        "path",
-                        i,
-                    )
-                )
-                break
-            if not _enterable(state, force, prev, sq):
-                errs.append(
-                    OrderError(
-                        fid,
-                        "river-crossing",
-                        f"Step {i + 1} {sq} crosses a river away from a bridge (R2.1.3 option).",
-                        "path",
-                        i,
-                    )
-                )
-                break
-            prev = sq
+        )
+    prev = force.square
+    for i, sq in enumerate(fo.path):
+        err = _step_error(state, force, i, prev, sq)
+        if err is not None:
+            errs.append(err)
+            break
+        prev = sq
+    return errs
+
+
+def _step_error(
+    state: CampaignState, force: Force, i: int, prev: Coord, sq: Coord
+) -> OrderError | None:
+    """What is wrong with step `i` of a path, from `prev` to `sq`, if anything: it stays on the
+    map (R6.4.7), goes to an adjacent square (R6.4.2) and crosses no river away from a
+    bridge where that is required (R2.1.3 option)."""
+    fid = force.id
+    if not state.map.on_map(sq):
+        return OrderError(fid, "off-map", f"Step {i + 1} {sq} leaves the map (R6.4.7).", "path", i)
+    if max(abs(sq[0] - prev[0]), abs(sq[1] - prev[1])) != 1:
+        return OrderError(
+            fid,
+            "not-adjacent",
+            f"Step {i + 1} {sq} is not adjacent to {prev} (R6.4.2).",
+            "path",
+            i,
+        )
+    if not _enterable(state, force, prev, sq):
+        return OrderError(
+            fid,
+            "river-crossing",
+            f"Step {i + 1} {sq} crosses a river away from a bridge (R2.1.3 option).",
+            "path",
+            i,
+        )
+    return None
+
+
+def _countermarch_errors(
+    state: CampaignState, fid: str, fo: ForceOrders, effective: Status
+) -> list[OrderError]:
+    """Whether the countermarch order holds: never on Defend or Shattered (R6.5.2), and its
+    square on the map."""
+    errs: list[OrderError] = []
     if fo.countermarch is not CountermarchWhen.NEVER and effective in (
         Status.DEFEND,
         Status.SHATTERED,
@@ -311,13 +355,22 @@ def _validate_force(state: CampaignState, force: Force, fo: ForceOrders) -> list
                 fid, "off-map", "The countermarch square is off the map.", "countermarch_square"
             )
         )
-    for sq in fo.retreat_squares:
-        if not state.map.on_map(sq):
-            errs.append(
-                OrderError(
-                    fid, "off-map", f"Retreat square {sq} is off the map.", "retreat_squares"
-                )
-            )
+    return errs
+
+
+def _retreat_errors(state: CampaignState, fid: str, fo: ForceOrders) -> list[OrderError]:
+    """Every preferred retreat square (§8.4) off the map."""
+    return [
+        OrderError(fid, "off-map", f"Retreat square {sq} is off the map.", "retreat_squares")
+        for sq in fo.retreat_squares
+        if not state.map.on_map(sq)
+    ]
+
+
+def _preference_errors(fid: str, fo: ForceOrders, effective: Status) -> list[OrderError]:
+    """Whether the standing choices hold: an ambush only on Defend (§7.10.5), an initiative
+    preference of early or late (R6.1.5)."""
+    errs: list[OrderError] = []
     if fo.ambush and effective is not Status.DEFEND:
         errs.append(
             OrderError(

@@ -107,7 +107,7 @@ def weather_row(total: int) -> Weather:
     return {4: Weather.LIGHT_RAIN, 5: Weather.HEAVY_RAIN, 6: Weather.STORM}[t]
 
 
-WEATHER_BATTLE_EFFECTS: dict[Weather, dict] = {
+WEATHER_BATTLE_EFFECTS: dict[Weather, dict[str, int | str | bool]] = {
     Weather.FINE: {},
     Weather.LIGHT_RAIN: {"missile_to_hit": -1},
     Weather.HEAVY_RAIN: {
@@ -266,7 +266,7 @@ ARS_ARCANA_FEATURES = frozenset(
 )  # R8.7.1
 
 
-def lookup(table: tuple[tuple[int, object], ...], value: int):
+def lookup[R](table: tuple[tuple[int, R], ...], value: int) -> R:
     """First row whose upper bound is ≥ value."""
     for upper, result in table:
         if value <= upper:

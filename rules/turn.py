@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from rules.battle import BattleResult, PendingBattle
 from rules.dice import Dice, RollRecord
@@ -18,13 +19,13 @@ from rules.orders import PlayerOrders, TurnOrders
 from rules.phases import (
     after_battle,
     attrition,
+    force_tests,
     movement,
+    random_events,
     reinforcements,
     will_to_fight,
 )
-from rules.phases import events as random_events
-from rules.phases import orders as orders_phase
-from rules.phases import time as time_phase
+from rules.phases import day as day_phase
 from rules.phases import weather as weather_phase
 from rules.types import CampaignState
 
@@ -36,7 +37,7 @@ class TurnOutcome:
     ledger: tuple[RollRecord, ...]
     pending_battles: tuple[PendingBattle, ...] = ()
 
-    def to_data(self) -> dict:
+    def to_data(self) -> dict[str, Any]:
         from rules.codec import to_data
 
         return {
@@ -58,7 +59,7 @@ def resolve_turn(
     start = len(dice.ledger)
     state = replace(state, orders=dict(orders), pending_battles=(), wtf_triggers={}, moves={})
     events: list[Event] = []
-    for phase in (weather_phase.resolve, orders_phase.resolve, movement.resolve):
+    for phase in (weather_phase.resolve, force_tests.resolve, movement.resolve):
         state, ev = phase(state, dice)
         events.extend(ev)
     state = replace(state, phase="battles" if state.pending_battles else "after")
@@ -89,7 +90,7 @@ def resolve_after_battles(
     events.extend(ev)
     for phase in (
         will_to_fight.resolve,
-        time_phase.resolve,
+        day_phase.resolve,
         reinforcements.resolve,
         random_events.resolve,
         attrition.resolve,  # §6.10: "at the end of the campaign turn"

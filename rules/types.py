@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rules.battle import PendingBattle
@@ -19,12 +19,12 @@ if TYPE_CHECKING:
 Coord = tuple[int, int]
 
 
-def evolve(obj, **changes):
+def evolve[T](obj: T, **changes: object) -> T:
     """`dataclasses.replace` for the frozen slotted state classes, without re-running
     `__post_init__` (fields are already frozen): hot loops move hundreds of forces a turn.
     Not for `CampaignState`, whose derived index must be rebuilt."""
-    cls = type(obj)
-    new = object.__new__(cls)
+    cls: Any = type(obj)  # a dataclass: its field names are read directly (hot loop)
+    new: T = object.__new__(cls)
     for name in cls.__dataclass_fields__:
         object.__setattr__(new, name, changes.pop(name) if name in changes else getattr(obj, name))
     if changes:

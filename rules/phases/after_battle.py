@@ -18,7 +18,13 @@ from dataclasses import dataclass, field, replace
 
 from rules import tables as T
 from rules.battle import BattleResult, BattleSide, PendingBattle, UnitLoss
-from rules.checks import battle_result, deserter_check, post_battle_reaction, wounded_check
+from rules.checks import (
+    FigureCheck,
+    battle_result,
+    deserter_check,
+    post_battle_reaction,
+    wounded_check,
+)
 from rules.dice import Dice
 from rules.errors import InconsistentState, InvalidResult
 from rules.events import (
@@ -46,11 +52,13 @@ from rules.types import (
     Force,
     General,
     IndividualKind,
+    Options,
     Outcome,
     Quality,
     Speciality,
     Status,
     Territory,
+    Unit,
 )
 
 SIDE_KEYS = ("a", "b")  # pack.sides[0] is "a" (the contacting side), pack.sides[1] is "b"
@@ -98,6 +106,54 @@ class _Fate:
     people_lost: set[str] = field(default_factory=set)  # generals and individuals
 
 
+@dataclass(frozen=True, slots=True)
+class _Aftermath:
+    """What the steps after one battle read: the battle, its sides by key ("a", "b"), their
+    outcomes, the result's losses by unit id and fates by person id, and the campaign's
+    options as the battle's aftermath began (local, never part of the state)."""
+
+    battle: PendingBattle
+    sides: dict[str, BattleSide]
+    outcome: dict[str, Outcome]
+    losses: dict[str, UnitLoss]
+    fates: dict[str, str]
+    options: Options
+
+    def rolls(self, dice: Dice, side: BattleSide) -> _Rolls:
+        """The dice of `side`'s checks, with its ambush role (§7.10.5)."""
+        return _Rolls(dice, self.battle.battle_id, _ambush_role(self.battle.pack.scenario, side))
+
+
+@dataclass(frozen=True, slots=True)
+class _Rolls:
+    """The dice of one side's wounded and deserter checks in one battle: ledger purposes
+    `after:<battle>:wounded-<id>` and `after:<battle>:deserters-<id>`, and the side's
+    ambush role (§7.10.5), which modifies both."""
+
+    dice: Dice
+    bid: str
+    ambush: str | None
+
+    def wounded(self, who: str, killed: int, territory: Territory) -> FigureCheck:
+        return wounded_check(
+            self.dice,
+            purpose=f"after:{self.bid}:wounded-{who}",
+            killed=killed,
+            territory=territory,
+            ambush=self.ambush,
+        )
+
+    def deserters(self, who: str, figures: int, quality: Quality, routed: bool) -> FigureCheck:
+        return deserter_check(
+            self.dice,
+            purpose=f"after:{self.bid}:deserters-{who}",
+            figures=figures,
+            quality=quality,
+            shattered=routed,
+            ambush=self.ambush,
+        )
+
+
 def resolve(
     state: CampaignState, results: Mapping[str, BattleResult], dice: Dice
 ) -> tuple[CampaignState, list[Event]]:
@@ -123,20 +179,39 @@ def validate_result(
 ) -> dict[str, Outcome]:
     """Check a result against its battle and return each side's outcome ("a"/"b")."""
     bid = battle.battle_id
-    sides = _sides(battle)
-    units: dict[str, tuple[str, int]] = {}  # unit id → (side key, figures before)
-    people: dict[str, str] = {}  # general/individual id → side key
-    for key, side in sides.items():
+    units, people = _fighters(state, battle)
+    _check_unit_losses(bid, result, units)
+    _check_fates(bid, result, people)
+    out = _outcomes(state, battle, result)
+    if state.options.battle_result_method == "core":
+        _check_winner_stands(bid, result, out, units, people)
+    return out
+
+
+def _fighters(
+    state: CampaignState, battle: PendingBattle
+) -> tuple[dict[str, tuple[str, int]], dict[str, str]]:
+    """Who fought the battle: unit id → (side key, figures before), and general or individual
+    id → side key. A force of the battle no longer in play is an inconsistent state."""
+    units: dict[str, tuple[str, int]] = {}
+    people: dict[str, str] = {}
+    for key, side in _sides(battle).items():
         for bf in side.forces:
             try:
                 f = state.force(bf.force_id)
             except KeyError:
                 raise InconsistentState(
-                    f"battle {bid}: force {bf.force_id} is no longer in play"
+                    f"battle {battle.battle_id}: force {bf.force_id} is no longer in play"
                 ) from None
             units.update({u.id: (key, u.figures) for u in f.units})
             people.update({g.id: key for g in f.generals})
             people.update({i.id: key for i in f.individuals})
+    return units, people
+
+
+def _check_unit_losses(bid: str, result: BattleResult, units: dict[str, tuple[str, int]]) -> None:
+    """Whether the unit losses can hold: each of a unit that fought, listed once, no count
+    negative, and no more figures removed than the unit had (R7.1.1)."""
     seen: set[str] = set()
     for loss in result.units:
         if loss.unit_id not in units:
@@ -153,7 +228,12 @@ def validate_result(
                 f"battle {bid}: unit {loss.unit_id} had {had} figure(s) but the result "
                 f"removes {loss.removed} (R7.1.1)"
             )
-    seen = set()
+
+
+def _check_fates(bid: str, result: BattleResult, people: dict[str, str]) -> None:
+    """Whether the fates can hold: each of a general or character who fought, listed once,
+    killed or fled."""
+    seen: set[str] = set()
     for fate in result.individuals:
         if fate.individual_id not in people:
             raise InvalidResult(
@@ -167,21 +247,29 @@ def validate_result(
             raise InvalidResult(
                 f"battle {bid}: fate {fate.fate!r} of {fate.individual_id} is not killed or fled"
             )
-    out = _outcomes(state, battle, result)
-    if state.options.battle_result_method == "core":
-        for key in SIDE_KEYS:
-            if out[key] is not Outcome.WON:
-                continue
-            left = sum(had for k, had in units.values() if k == key)
-            left -= sum(loss.removed for loss in result.units if units[loss.unit_id][0] == key)
-            left += sum(1 for k in people.values() if k == key)
-            left -= sum(1 for fate in result.individuals if people[fate.individual_id] == key)
-            if left <= 0:
-                raise InvalidResult(
-                    f"battle {bid}: side {key} is the winner but has no figures left on the "
-                    "field; under the core method the winner drives the enemy off (R7.3.1–2)"
-                )
-    return out
+
+
+def _check_winner_stands(
+    bid: str,
+    result: BattleResult,
+    out: dict[str, Outcome],
+    units: dict[str, tuple[str, int]],
+    people: dict[str, str],
+) -> None:
+    """Under the core method the winner drives the enemy off (R7.3.1–2), so it must keep at
+    least one figure (a general or character counts as one) on the field."""
+    for key in SIDE_KEYS:
+        if out[key] is not Outcome.WON:
+            continue
+        left = sum(had for k, had in units.values() if k == key)
+        left -= sum(loss.removed for loss in result.units if units[loss.unit_id][0] == key)
+        left += sum(1 for k in people.values() if k == key)
+        left -= sum(1 for fate in result.individuals if people[fate.individual_id] == key)
+        if left <= 0:
+            raise InvalidResult(
+                f"battle {bid}: side {key} is the winner but has no figures left on the "
+                "field; under the core method the winner drives the enemy off (R7.3.1–2)"
+            )
 
 
 def _sides(battle: PendingBattle) -> dict[str, BattleSide]:
@@ -247,143 +335,28 @@ def _after_one(
     outcome: dict[str, Outcome],
     dice: Dice,
 ) -> tuple[CampaignState, list[Event]]:
-    bid, square, pack = battle.battle_id, battle.square, battle.pack
+    bid, square = battle.battle_id, battle.square
     sides = _sides(battle)
+    ab = _Aftermath(
+        battle,
+        sides,
+        outcome,
+        losses={u.unit_id: u for u in result.units},
+        fates={f.individual_id: f.fate for f in result.individuals},
+        options=state.options,
+    )
     events: list[Event] = [BattleResolved(bid, square, {k: v.value for k, v in outcome.items()})]
-    losses = {u.unit_id: u for u in result.units}
-    fates = {f.individual_id: f.fate for f in result.individuals}
     tally: dict[str, _Fate] = {bf.force_id: _Fate() for s in sides.values() for bf in s.forces}
-    opts = state.options
-
-    # (1) R8.1 wounded check: winners and stalemates only (R8.1.1).
-    for key, side in sides.items():
-        ambush = _ambush_role(pack.scenario, side)
-        for bf in side.forces:
-            f, t = state.force(bf.force_id), tally[bf.force_id]
-            checks = outcome[key] is not Outcome.LOST
-            territory = state.territory(f.owner, square)
-            for u in f.units:
-                killed = losses[u.id].killed if u.id in losses else 0
-                if not killed:
-                    continue
-                if not checks:
-                    t.dead[u.id] = killed  # R8.1.1: a loser's killed figures are all dead
-                    continue
-                chk = wounded_check(
-                    dice,
-                    purpose=f"after:{bid}:wounded-{u.id}",
-                    killed=killed,
-                    territory=territory,
-                    ambush=ambush,
-                )
-                t.dead[u.id] = chk.lost
-                if opts.naran_regroup:
-                    t.pooled[u.id] = chk.kept
-                events.append(WoundedChecked(f.id, u.id, chk.checked, chk.kept, chk.lost))
-            for pid in _people(f):  # R8.1.2: every general and individual character too
-                if fates.get(pid) != "killed":
-                    continue
-                if checks:
-                    chk = wounded_check(
-                        dice,
-                        purpose=f"after:{bid}:wounded-{pid}",
-                        killed=1,
-                        territory=territory,
-                        ambush=ambush,
-                    )
-                    events.append(WoundedChecked(f.id, pid, 1, chk.kept, chk.lost))
-                    if not chk.lost:
-                        continue
-                t.people_lost.add(pid)
-                events.append(IndividualLost(f.id, pid, "killed", "R8.1.2" if checks else "R8.1.1"))
-
-    # (2) R8.5 the loser's reaction, from its status at the start of the battle; §11.6 rule 4.
-    for key, side in sides.items():
-        if outcome[key] is not Outcome.LOST:
-            continue
-        for bf in side.forces:
-            f = state.force(bf.force_id)
-            new = post_battle_reaction(bf.status)
-            events.append(ReactionSuffered(f.id, bf.status.value, new.value))
-            state, ev = _lose_loot(state, replace(f, status=new))
-            events.extend(ev)
-
-    # (3) R8.2 deserter check; reads the reaction just applied (R8.2.6, D-27).
-    for key, side in sides.items():
-        lost = outcome[key] is Outcome.LOST
-        ambush = _ambush_role(pack.scenario, side)
-        for bf in side.forces:
-            f, t = state.force(bf.force_id), tally[bf.force_id]
-            shattered = f.status is Status.SHATTERED
-            by_figure = opts.deserter_rout_modifier == "figure_routed"  # A-09 alternative
-            for u in f.units:
-                loss = losses.get(u.id, UnitLoss(u.id))
-                if lost and u.mercenary:  # R8.2.3: every surviving figure deserts, no roll
-                    n = u.figures - loss.killed
-                    if n:
-                        t.deserted[u.id] = n
-                        events.append(DesertersChecked(f.id, u.id, n, 0, n, automatic=True))
-                    continue
-                # R8.2.1–2: the fled always; Oppose exits only when lost (A-02, A-57); General
-                # Retreat exits never unless the option says so (R8.2.2a, A-58).
-                exits = (loss.left_oppose if lost else 0) + (
-                    loss.left_retreat if lost and opts.gr_exits_deserter_checked else 0
-                )
-                groups = (
-                    [(loss.fled, True, ""), (exits, False, "-exits")]
-                    if by_figure
-                    else [(loss.fled + exits, shattered, "")]
-                )
-                for n, rout, suffix in groups:
-                    if not n:
-                        continue
-                    chk = deserter_check(
-                        dice,
-                        purpose=f"after:{bid}:deserters-{u.id}{suffix}",
-                        figures=n,
-                        quality=u.quality,
-                        shattered=rout,
-                        ambush=ambush,
-                    )
-                    t.deserted[u.id] = t.deserted.get(u.id, 0) + chk.lost
-                    if opts.naran_regroup:
-                        t.pooled[u.id] = t.pooled.get(u.id, 0) + chk.kept
-                    events.append(DesertersChecked(f.id, u.id, chk.checked, chk.kept, chk.lost))
-            for pid in _people(f):
-                if fates.get(pid) != "fled":
-                    continue
-                # [SR] a fled character has no unit quality: Levy (+0); the rout modifier as
-                # for the figures of a unit (by force status, or always under figure_routed).
-                chk = deserter_check(
-                    dice,
-                    purpose=f"after:{bid}:deserters-{pid}",
-                    figures=1,
-                    quality=Quality.LEVY,
-                    shattered=True if by_figure else shattered,
-                    ambush=ambush,
-                )
-                events.append(DesertersChecked(f.id, pid, 1, chk.kept, chk.lost))
-                if chk.lost:
-                    t.people_lost.add(pid)
-                    events.append(IndividualLost(f.id, pid, "deserted", "R8.2"))
-
-    # (4) R8.3 [NARAN] regrouping, and the losses applied to the forces.
-    for side in sides.values():
-        for bf in side.forces:
-            f, t = state.force(bf.force_id), tally[bf.force_id]
-            if opts.naran_regroup:
-                f, ev = _regroup(f, t)
-                events.extend(ev)
-            f = _apply_losses(f, t)
-            if f.units:
-                state = state.replace_force(f)
-            else:
-                state, ev = remove_force(state, f, reason="no units left", rule="R2.5.2")
-                events.extend(ev)
+    events += _wounded_checks(state, ab, tally, dice)  # (1)
+    state, ev = _reactions(state, ab)  # (2)
+    events += ev
+    events += _deserter_checks(state, ab, tally, dice)  # (3)
+    state, ev = _apply_fates(state, ab, tally)  # (4)
+    events += ev
 
     # (5) R8.7 [NARAN] artefact capture by the victor.
     winner = next((k for k in SIDE_KEYS if outcome[k] is Outcome.WON), None)
-    if opts.holding_features and winner is not None:
+    if ab.options.holding_features and winner is not None:
         state, ev = _capture_artefacts(state, square, sides[winner])
         events.extend(ev)
 
@@ -396,14 +369,215 @@ def _after_one(
         state, ev = _capture_holding(state, square, sides[winner])
         events.extend(ev)
 
-    # (8) R8.6 a force with no general left promotes a new CV 1 leader.
+    state, ev = _replace_leaders(state, sides)  # (8)
+    events += ev
+    return _record(state, sides, outcome), events  # (9)
+
+
+# --- (1) R8.1 wounded check -------------------------------------------------------------------
+
+
+def _wounded_checks(
+    state: CampaignState, ab: _Aftermath, tally: dict[str, _Fate], dice: Dice
+) -> list[Event]:
+    """(1) R8.1: the killed figures of every force, side "a" before "b", forces in pack order,
+    units before people; only winners and stalemates check them (R8.1.1). Fills the tally."""
+    events: list[Event] = []
+    for key, side in ab.sides.items():
+        rolls = ab.rolls(dice, side)
+        checks = ab.outcome[key] is not Outcome.LOST
+        for bf in side.forces:
+            f, t = state.force(bf.force_id), tally[bf.force_id]
+            territory = state.territory(f.owner, ab.battle.square)
+            events += _wounded_units(f, ab, checks, rolls, territory, t)
+            events += _wounded_people(f, ab, checks, rolls, territory, t)
+    return events
+
+
+def _wounded_units(
+    f: Force, ab: _Aftermath, checks: bool, rolls: _Rolls, territory: Territory, t: _Fate
+) -> list[Event]:
+    """R8.1 for a force's units, in roster order: without a check (a loser, R8.1.1) all the
+    killed are dead; with one, its lost are dead and, under R8.3 [NARAN], its kept pooled."""
+    events: list[Event] = []
+    for u in f.units:
+        killed = ab.losses[u.id].killed if u.id in ab.losses else 0
+        if not killed:
+            continue
+        if not checks:
+            t.dead[u.id] = killed  # R8.1.1: a loser's killed figures are all dead
+            continue
+        chk = rolls.wounded(u.id, killed, territory)
+        t.dead[u.id] = chk.lost
+        if ab.options.naran_regroup:
+            t.pooled[u.id] = chk.kept
+        events.append(WoundedChecked(f.id, u.id, chk.checked, chk.kept, chk.lost))
+    return events
+
+
+def _wounded_people(
+    f: Force, ab: _Aftermath, checks: bool, rolls: _Rolls, territory: Territory, t: _Fate
+) -> list[Event]:
+    """R8.1.2: every general and individual character of the force who was killed is checked
+    too, generals first; a loser's are lost without a check (R8.1.1)."""
+    events: list[Event] = []
+    for pid in _people(f):
+        if ab.fates.get(pid) != "killed":
+            continue
+        if checks:
+            chk = rolls.wounded(pid, 1, territory)
+            events.append(WoundedChecked(f.id, pid, 1, chk.kept, chk.lost))
+            if not chk.lost:
+                continue
+        t.people_lost.add(pid)
+        events.append(IndividualLost(f.id, pid, "killed", "R8.1.2" if checks else "R8.1.1"))
+    return events
+
+
+# --- (2) R8.5 the loser's reaction ------------------------------------------------------------
+
+
+def _reactions(state: CampaignState, ab: _Aftermath) -> tuple[CampaignState, list[Event]]:
+    """(2) R8.5: each losing force suffers the reaction to its status at the start of the
+    battle; one carrying loot loses it (§11.6 rule 4)."""
+    events: list[Event] = []
+    for key, side in ab.sides.items():
+        if ab.outcome[key] is not Outcome.LOST:
+            continue
+        for bf in side.forces:
+            f = state.force(bf.force_id)
+            new = post_battle_reaction(bf.status)
+            events.append(ReactionSuffered(f.id, bf.status.value, new.value))
+            state, ev = _lose_loot(state, replace(f, status=new))
+            events.extend(ev)
+    return state, events
+
+
+# --- (3) R8.2 deserter check ------------------------------------------------------------------
+
+
+def _deserter_checks(
+    state: CampaignState, ab: _Aftermath, tally: dict[str, _Fate], dice: Dice
+) -> list[Event]:
+    """(3) R8.2: the figures that left the field, side "a" before "b", forces in pack order,
+    units before people; reads the reaction just applied (R8.2.6, D-27). Fills the tally."""
+    events: list[Event] = []
+    for key, side in ab.sides.items():
+        lost = ab.outcome[key] is Outcome.LOST
+        rolls = ab.rolls(dice, side)
+        for bf in side.forces:
+            f, t = state.force(bf.force_id), tally[bf.force_id]
+            events += _deserting_units(f, ab, lost, rolls, t)
+            events += _deserting_people(f, ab, rolls, t)
+    return events
+
+
+def _deserting_units(f: Force, ab: _Aftermath, lost: bool, rolls: _Rolls, t: _Fate) -> list[Event]:
+    """R8.2 for a force's units, in roster order: a loser's mercenaries desert without a roll
+    (R8.2.3); every other unit checks its groups (`_deserter_groups`), the lost desert and,
+    under R8.3 [NARAN], the kept are pooled."""
+    shattered = f.status is Status.SHATTERED
+    events: list[Event] = []
+    for u in f.units:
+        loss = ab.losses.get(u.id, UnitLoss(u.id))
+        if lost and u.mercenary:
+            events += _mercenaries_desert(f.id, u, loss, t)
+            continue
+        for n, routed, suffix in _deserter_groups(loss, lost, shattered, ab.options):
+            if not n:
+                continue
+            chk = rolls.deserters(f"{u.id}{suffix}", n, u.quality, routed)
+            t.deserted[u.id] = t.deserted.get(u.id, 0) + chk.lost
+            if ab.options.naran_regroup:
+                t.pooled[u.id] = t.pooled.get(u.id, 0) + chk.kept
+            events.append(DesertersChecked(f.id, u.id, chk.checked, chk.kept, chk.lost))
+    return events
+
+
+def _mercenaries_desert(fid: str, u: Unit, loss: UnitLoss, t: _Fate) -> list[Event]:
+    """R8.2.3: every surviving figure of a losing mercenary unit deserts, no roll."""
+    n = u.figures - loss.killed
+    if not n:
+        return []
+    t.deserted[u.id] = n
+    return [DesertersChecked(fid, u.id, n, 0, n, automatic=True)]
+
+
+def _deserter_groups(
+    loss: UnitLoss, lost: bool, shattered: bool, opts: Options
+) -> list[tuple[int, bool, str]]:
+    """R8.2.1–2: which of a unit's figures are checked, as (figures, routed, purpose suffix):
+    the fled always; Oppose exits only when lost (A-02, A-57); General Retreat exits never
+    unless the option says so (R8.2.2a, A-58). Under `figure_routed` (A-09) the fled roll as
+    routed and the exits apart; otherwise one roll, routed if the force is Shattered."""
+    exits = (loss.left_oppose if lost else 0) + (
+        loss.left_retreat if lost and opts.gr_exits_deserter_checked else 0
+    )
+    if opts.deserter_rout_modifier == "figure_routed":
+        return [(loss.fled, True, ""), (exits, False, "-exits")]
+    return [(loss.fled + exits, shattered, "")]
+
+
+def _deserting_people(f: Force, ab: _Aftermath, rolls: _Rolls, t: _Fate) -> list[Event]:
+    """R8.2 for every general and individual character of the force who fled, generals
+    first. [SR] A fled character has no unit quality: Levy (+0); the rout modifier as for the
+    figures of a unit (by force status, or always under figure_routed)."""
+    routed = ab.options.deserter_rout_modifier == "figure_routed" or f.status is Status.SHATTERED
+    events: list[Event] = []
+    for pid in _people(f):
+        if ab.fates.get(pid) != "fled":
+            continue
+        chk = rolls.deserters(pid, 1, Quality.LEVY, routed)
+        events.append(DesertersChecked(f.id, pid, 1, chk.kept, chk.lost))
+        if chk.lost:
+            t.people_lost.add(pid)
+            events.append(IndividualLost(f.id, pid, "deserted", "R8.2"))
+    return events
+
+
+# --- (4) R8.3 regrouping and the losses; (8) R8.6; (9) §9.1 ----------------------------------
+
+
+def _apply_fates(
+    state: CampaignState, ab: _Aftermath, tally: dict[str, _Fate]
+) -> tuple[CampaignState, list[Event]]:
+    """(4) R8.3 [NARAN] regrouping, then the tally's losses applied to every force of the
+    battle; a force left without units is removed (R2.5.2)."""
+    events: list[Event] = []
+    for side in ab.sides.values():
+        for bf in side.forces:
+            f, t = state.force(bf.force_id), tally[bf.force_id]
+            if ab.options.naran_regroup:
+                f, ev = _regroup(f, t)
+                events.extend(ev)
+            f = _apply_losses(f, t)
+            if f.units:
+                state = state.replace_force(f)
+            else:
+                state, ev = remove_force(state, f, reason="no units left", rule="R2.5.2")
+                events.extend(ev)
+    return state, events
+
+
+def _replace_leaders(
+    state: CampaignState, sides: dict[str, BattleSide]
+) -> tuple[CampaignState, list[Event]]:
+    """(8) R8.6: every force of the battle still in play with no general left promotes a new
+    CV 1 leader (`_replace_leader`)."""
+    events: list[Event] = []
     for side in sides.values():
         for bf in side.forces:
             if any(f.id == bf.force_id for f in state.forces):
                 state, ev = _replace_leader(state, state.force(bf.force_id))
                 events.extend(ev)
+    return state, events
 
-    # (9) §9.1 records: every player with a force in the battle; R9.1.2 trigger for losers.
+
+def _record(
+    state: CampaignState, sides: dict[str, BattleSide], outcome: dict[str, Outcome]
+) -> CampaignState:
+    """(9) §9.1 records: a battle won or lost for every player with a force in the battle,
+    and the R9.1.2 Will-to-Fight trigger for each loser."""
     records = dict(state.records)
     for key, side in sides.items():
         for pid in dict.fromkeys(bf.owner for bf in side.forces):
@@ -413,7 +587,7 @@ def _after_one(
             elif outcome[key] is Outcome.LOST:
                 records[pid] = replace(rec, battles_lost=rec.battles_lost + 1)
                 state = state.add_trigger(pid, "lost-battle")
-    return replace(state, records=records), events
+    return replace(state, records=records)
 
 
 def _people(f: Force) -> list[str]:
@@ -581,7 +755,7 @@ def _cheb(a: Coord, b: Coord) -> int:
     return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
 
 
-def _default_key(state: CampaignState, fid: str) -> Callable[[Coord], tuple]:
+def _default_key(state: CampaignState, fid: str) -> Callable[[Coord], tuple[int, ...]]:
     """[SR] The default retreat square, when the owner gave none that is legal: a square of
     a holding of his own side, then friendly before neutral before enemy territory, then
     farthest from any enemy force, then nearest his own capital, then the lowest (y, x)."""
@@ -591,7 +765,7 @@ def _default_key(state: CampaignState, fid: str) -> Callable[[Coord], tuple]:
         (h.square for h in state.holdings if h.capital and h.original_owner == f.owner), None
     )
 
-    def key(sq: Coord) -> tuple:
+    def key(sq: Coord) -> tuple[int, ...]:
         h = state.holding_at(sq)
         own = h is not None and not state.hostile(h.owner, f.owner)
         far = min((_cheb(sq, e) for e in enemies), default=99)

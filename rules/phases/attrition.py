@@ -9,13 +9,13 @@ from rules.checks import deserter_check, wounded_check
 from rules.dice import Dice
 from rules.events import AttritionSuffered, Event
 from rules.phases.common import remove_force
-from rules.setup import terrain_attrition
-from rules.types import CampaignState, Feature, Status
+from rules.setup.terrain_attrition import terrain_attrition
+from rules.types import CampaignState, Coord, Feature, Status
 
 HARSH = frozenset({Feature.JUNGLE, Feature.DESERT, Feature.WASTELAND})
 
 
-def crossed_harsh_terrain(state: CampaignState, squares: tuple) -> bool:
+def crossed_harsh_terrain(state: CampaignState, squares: tuple[Coord, ...]) -> bool:
     """R6.10.1: any square entered this turn is jungle, desert or wasteland, or mountain
     without a pass (a pass is the way through the range) [SR]."""
     for sq in squares:

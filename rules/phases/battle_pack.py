@@ -10,7 +10,7 @@ from dataclasses import replace
 from rules import tables as T
 from rules.battle import BattleForce, BattlePack, BattleSide, UnitStart
 from rules.checks import ammo_tokens, field_works_quota, gr_command_test_modifier
-from rules.dice import Dice
+from rules.dice import Dice, Judge
 from rules.types import CampaignState, Coord, Feature, Force, Status, Territory, Weather
 
 # §7.5 scouting by force status; Shattered forces never fight (they collapse on contact).
@@ -177,10 +177,15 @@ def _scenery(dice: Dice, battle_id: str) -> dict[str, str]:
             purpose=f"battle:{battle_id}:scenery-{name}",
             rule=rule,
             count=count,
-            judge=lambda t, _n, table=table: table[t],
+            judge=_table_judge(table),
         )
         out[name] = rec.outcome
     return out
+
+
+def _table_judge(table: Mapping[int, str]) -> Judge:
+    """A scenery roll's outcome: its row of the §7.7 table."""
+    return lambda t, _n: table[t]
 
 
 def _scenario(

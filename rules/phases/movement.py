@@ -100,9 +100,9 @@ class _Board:
             self.occ.setdefault(f.square, []).append(f.id)
             self._zoc(f.id, f.square, +1)
         self.hold_at: dict[Coord, str] = {}
-        for h in reversed(state.holdings):  # first listed wins, as CampaignState.holding_at
-            if not h.destroyed and h.carried_by is None:
-                self.hold_at[h.square] = h.id
+        for holding in reversed(state.holdings):  # first listed wins, as holding_at
+            if not holding.destroyed and holding.carried_by is None:
+                self.hold_at[holding.square] = holding.id
         self.done: set[str] = set()  # forces whose turn is over (moved or contacted)
         self.engaged: set[str] = set()  # in contact: movement ended for this turn (R6.7.2)
         self.counter: dict[str, int] = {}  # initiative position (R6.1.5)
@@ -469,6 +469,7 @@ class _Board:
         trail: list[Coord] = []
         later: list[Event] = []  # reported after ForceMoved
         forced: Coord | None = None  # an engage target chosen on entering a zone
+        nxt: Coord | None
         while left > 0:
             here = self.pos[fid]
             if forced is not None:

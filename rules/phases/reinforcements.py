@@ -36,7 +36,7 @@ from rules.types import (
 )
 
 
-def id_key(text: str) -> tuple:
+def id_key(text: str) -> tuple[tuple[int, int, str], ...]:
     """Natural order of ids ("f2" before "f10"), for "the lowest id" choices."""
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", text))
 

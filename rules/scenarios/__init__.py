@@ -54,7 +54,7 @@ REINFORCEMENTS = ("full", "half", "none")
 SNOW_EFFECTS = frozenset({"movement", "force-test", "will-to-fight"})
 
 # Effects a scheduled events table may name, with their parameters and types. The phase
-# that applies them is rules.phases.events; the general tables of §9.4 use the same effects.
+# that applies them is rules.phases.random_events; the general tables of §9.4 use the same effects.
 EVENT_PARAMS: Mapping[str, Mapping[str, type]] = MappingProxyType(
     {
         "none": {},
@@ -397,7 +397,7 @@ def _snow_row(row: dict[str, Any], where: str) -> int:
 
 def _event_row(row: dict[str, Any], where: str) -> EventSpec:
     key = row.get("event")
-    if key not in EVENT_PARAMS:
+    if not isinstance(key, str) or key not in EVENT_PARAMS:
         raise ScenarioError(f"{where}: event {key!r} is not one of {', '.join(EVENT_PARAMS)}")
     allowed = EVENT_PARAMS[key]
     _keys(row, {"roll", "event", *allowed}, where)
@@ -408,7 +408,7 @@ def _event_row(row: dict[str, Any], where: str) -> EventSpec:
                 raise ScenarioError(f"{where}: event {key!r} needs {p}")
             continue
         v = row[p]
-        if type(v) is not typ or (typ is int and v < 0):
+        if type(v) is not typ or (isinstance(v, int) and v < 0):  # bool is never < 0
             raise ScenarioError(f"{where}: {p} must be a {typ.__name__} ≥ 0, got {v!r}")
         params[p] = v
     if key == "tokens" and params.get("target", "forces") not in TOKEN_TARGETS:

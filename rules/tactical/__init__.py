@@ -7,7 +7,7 @@ says how it decides and where not to trust it.
 
 - `battle_input_from_state(state, pending)`, `battle_input_from_data(data, battle_id)`
 - `fight(input, dice) -> BattleResult`; `resolve(input, dice) -> TacticalOutcome` (with log)
-- `simulate(input, runs, seed) -> Odds`
+- `simulate(input, runs, seed, pool=None) -> Odds` (a `RunPool` shares the runs out)
 - `profiles`: the unit-profile table
 """
 
@@ -19,7 +19,7 @@ from rules.tactical.inputs import (
     battle_input_from_state,
     check_input,
 )
-from rules.tactical.odds import DEFAULT_RUNS, Odds, SideOdds, simulate
+from rules.tactical.odds import DEFAULT_RUNS, Odds, RunPool, SideOdds, simulate
 from rules.tactical.profiles import Profile, profile, unit_profile
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "BattleInput",
     "Odds",
     "Profile",
+    "RunPool",
     "SideOdds",
     "TacticalError",
     "TacticalOutcome",

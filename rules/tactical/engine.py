@@ -460,6 +460,15 @@ def action_roll(
     return _logged(dice, purpose, rule, count, threshold, noun, mods)
 
 
+def _number(effects: Mapping[str, object], key: str) -> int:
+    """A numeric weather effect (R4.2), 0 when absent. A pack's effects are JSON, so a
+    number may come as text; anything else is no number, as `int()` says."""
+    value = effects.get(key, 0)
+    if not isinstance(value, int | float | str):
+        raise TypeError(f"weather effect {key!r} is not a number: {value!r}")
+    return int(value)
+
+
 def _mod(reason: str, value: int) -> Modifier | None:
     """A ledger term of an Action − Opposition; None when zero (the ledger lists the non-zero
     terms only, and `filter(None, …)` drops the Nones)."""
@@ -588,8 +597,8 @@ class _Battle:
     def _weather(self, weather: Weather) -> None:
         s = self.s
         effects = s.effects if weather is s.weather else RT.WEATHER_BATTLE_EFFECTS[weather]
-        self.missile_mod = int(effects.get("missile_to_hit", 0))  # R4.2: −1/−2 to missiles
-        self.melee_mod = int(effects.get("melee_to_hit", 0))  # R4.2: −2 in melee, heavy rain
+        self.missile_mod = _number(effects, "missile_to_hit")  # R4.2: −1/−2 to missiles
+        self.melee_mod = _number(effects, "melee_to_hit")  # R4.2: −2 in melee, heavy rain
         self.m_missile = _mod("weather (R4.2)", self.missile_mod)
         self.m_melee = _mod("weather (R4.2)", self.melee_mod)
 
@@ -837,55 +846,76 @@ class _Battle:
         """Pair the lines into combats (see the module docstring)."""
         a, b = self.sides
         combats: list[list[list[_Unit]]] = []
-
-        def new(x: _Unit, y: _Unit) -> None:
-            c = [[x], [y]] if x.key == "a" else [[y], [x]]
-            combats.append(c)
-            x.combat = y.combat = c
-
-        def join(u: _Unit, target: _Unit, flank: bool) -> None:
-            if u.combat is not None:
-                return
-            if target.combat is None:
-                new(u, target)
-                u.flank = flank
-                return
-            c = target.combat
-            c[0 if u.key == "a" else 1].append(u)
-            u.combat = c
-            u.flank = True
-
         k = min(len(a.front), len(b.front))
         for i in range(k):
-            new(a.front[i], b.front[i])
+            self._engage(combats, a.front[i], b.front[i])
         for x, y in ((a.left, b.right), (a.right, b.left)):
             for i in range(min(len(x), len(y))):
-                new(x[i], y[i])
+                self._engage(combats, x[i], y[i])
         for side in self.sides:
-            enemy = side.enemy
-            ek = len(enemy.front)
-            for j, u in enumerate(side.front[k:]):
-                if u.column_until >= self.t:
-                    continue  # a column cannot wrap round the enemy line
-                if ek:
-                    join(u, enemy.front[(ek - 1 - j) % ek], True)
-                else:
-                    target = self._fallback(enemy, j)
-                    if target is not None:
-                        join(u, target, False)
-            # Unopposed horse strike the end of the enemy line on their own side (each side
-            # counts its slots from its left: the same rule for both, whatever gaps open).
-            for mine, theirs, end in ((side.left, enemy.right, 0), (side.right, enemy.left, -1)):
-                for j, u in enumerate(mine[len(theirs) :]):
-                    if u.p.flyer and enemy.support:
-                        join(u, enemy.support[j % len(enemy.support)], True)
-                    elif enemy.front:
-                        join(u, enemy.front[end], True)
-                    else:
-                        target = self._fallback(enemy, j)
-                        if target is not None:
-                            join(u, target, False)
+            self._overlap(combats, side, k)
+            self._unopposed_flanks(combats, side)
         return combats
+
+    def _overlap(self, combats: list[list[list[_Unit]]], side: _Side, k: int) -> None:
+        """Front units beyond the first `k` (the paired ones) overlap the end of the enemy
+        line, from its last unit inwards (flank attacks); a column cannot wrap round it. With
+        no enemy front they fall on what is left of the enemy (`_fallback`)."""
+        enemy = side.enemy
+        ek = len(enemy.front)
+        for j, u in enumerate(side.front[k:]):
+            if u.column_until >= self.t:
+                continue  # a column cannot wrap round the enemy line
+            if ek:
+                self._join(combats, u, enemy.front[(ek - 1 - j) % ek], True)
+            else:
+                self._join_fallback(combats, u, enemy, j)
+
+    def _unopposed_flanks(self, combats: list[list[list[_Unit]]], side: _Side) -> None:
+        """Unopposed flyers fall on the enemy support line; unopposed horse strike the end of
+        the enemy line on their own side (each side counts its slots from its left: the same
+        rule for both, whatever gaps open), or what is left of the enemy (`_fallback`)."""
+        enemy = side.enemy
+        for mine, theirs, end in ((side.left, enemy.right, 0), (side.right, enemy.left, -1)):
+            for j, u in enumerate(mine[len(theirs) :]):
+                if u.p.flyer and enemy.support:
+                    self._join(combats, u, enemy.support[j % len(enemy.support)], True)
+                elif enemy.front:
+                    self._join(combats, u, enemy.front[end], True)
+                else:
+                    self._join_fallback(combats, u, enemy, j)
+
+    @staticmethod
+    def _engage(combats: list[list[list[_Unit]]], x: _Unit, y: _Unit) -> None:
+        """A new combat of `x` and `y`, side a's units first."""
+        c = [[x], [y]] if x.key == "a" else [[y], [x]]
+        combats.append(c)
+        x.combat = y.combat = c
+
+    @classmethod
+    def _join(cls, combats: list[list[list[_Unit]]], u: _Unit, target: _Unit, flank: bool) -> None:
+        """`u`, if not yet engaged, attacks `target`: a new combat (in flank if `flank`) if
+        the target is free, else it joins the target's combat, always in flank."""
+        if u.combat is not None:
+            return
+        if target.combat is None:
+            cls._engage(combats, u, target)
+            u.flank = flank
+            return
+        c = target.combat
+        c[0 if u.key == "a" else 1].append(u)
+        u.combat = c
+        u.flank = True
+
+    @classmethod
+    def _join_fallback(
+        cls, combats: list[list[list[_Unit]]], u: _Unit, enemy: _Side, j: int
+    ) -> None:
+        """`u`, the `j`-th of the unopposed units, attacks what `_fallback` finds left of the
+        enemy, if anything (not in flank)."""
+        target = cls._fallback(enemy, j)
+        if target is not None:
+            cls._join(combats, u, target, False)
 
     @staticmethod
     def _fallback(enemy: _Side, j: int) -> _Unit | None:
@@ -972,23 +1002,47 @@ class _Battle:
         ca, cb = c
         self._charges(ca, cb)
         self._charges(cb, ca)
+        self._one_charge(ca, cb)
+        dealt = self._strikes(ca, cb, t)
+        alive_a = [u for u in ca if not u.gone]
+        alive_b = [u for u in cb if not u.gone]
+        for u in (*ca, *cb):
+            if not u.gone:
+                u.was_engaged = True
+        if not alive_a or not alive_b:
+            return
+        hill = self.terrain.high_ground
+        adv_a = self._advantage(alive_a, alive_b, dealt[0], dealt[1], hill)
+        adv_b = self._advantage(alive_b, alive_a, dealt[1], dealt[0], hill)
+        if adv_a == adv_b:
+            return  # Drakerys: a tie makes both winners
+        losers, winners = (alive_b, alive_a) if adv_a > adv_b else (alive_a, alive_b)
+        fear = max(u.p.fear for u in winners)
+        diff = abs(adv_a - adv_b)
+        for u in losers:
+            self._morale(u, diff + fear, f"t{t}:morale", "advantage")
+
+    def _one_charge(self, ca: list[_Unit], cb: list[_Unit]) -> None:
+        """[SR-T] Where both sides of a combat would charge, only the side with the initiative
+        (scouting) does; if neither has it, nobody charges."""
         if any([u.charging for u in ca]) and any([u.charging for u in cb]):
-            # [SR-T] both would charge: the side with the initiative (scouting) has it.
             keep = ca if self.sides[0].priority else cb if self.sides[1].priority else None
             for u in (*ca, *cb):
                 if keep is None or u not in keep:
                     u.charging = False
-        fighters = [*ca, *cb]
-        # Initiative, +1 per friendly unit engaged with the same enemy (§10.4); the order
-        # is (−initiative, position): ties keep side a's units before side b's, but strike
-        # together.
+
+    def _strikes(self, ca: list[_Unit], cb: list[_Unit], t: int) -> list[int]:
+        """§10.4 attacks in Initiative order, +1 per friendly unit engaged with the same enemy;
+        the order is (−initiative, position): ties keep side a's units before side b's, but
+        strike together (their wounds land after all of them have attacked). Each attacks
+        the first enemy still standing. Returns the wounds dealt by side a and side b."""
         ti = self.terrain.initiative
         bonus = (len(ca) - 1, len(cb) - 1)
         # (List comprehensions, not generators, in the hot loops: Python 3.12 inlines them.)
         order = sorted(
             [
                 (-(u.p.initiative + ti + u.charging + bonus[u.key == "b"]), n, u)
-                for n, u in enumerate(fighters)
+                for n, u in enumerate([*ca, *cb])
             ]
         )
         dealt = [0, 0]
@@ -1013,23 +1067,7 @@ class _Battle:
             for target, w in pending:
                 if not target.gone:
                     self._wound(target, w)
-        alive_a = [u for u in ca if not u.gone]
-        alive_b = [u for u in cb if not u.gone]
-        for u in fighters:
-            if not u.gone:
-                u.was_engaged = True
-        if not alive_a or not alive_b:
-            return
-        hill = self.terrain.high_ground
-        adv_a = self._advantage(alive_a, alive_b, dealt[0], dealt[1], hill)
-        adv_b = self._advantage(alive_b, alive_a, dealt[1], dealt[0], hill)
-        if adv_a == adv_b:
-            return  # Drakerys: a tie makes both winners
-        losers, winners = (alive_b, alive_a) if adv_a > adv_b else (alive_a, alive_b)
-        fear = max(u.p.fear for u in winners)
-        diff = abs(adv_a - adv_b)
-        for u in losers:
-            self._morale(u, diff + fear, f"t{t}:morale", "advantage")
+        return dealt
 
     def _charges(self, mine: list[_Unit], theirs: list[_Unit]) -> None:
         target = None

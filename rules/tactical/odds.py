@@ -1,17 +1,16 @@
 """Odds: the same battle fought many times with derived seeds.
 
 Run i uses `SeededDice(derive_seed(seed, "tactical", battle_id, i))`, so the odds depend only
-on the input, the number of runs and the seed: never on the number of worker processes,
-which only share the runs out (their tallies are whole numbers, summed in run order).
+on the input, the number of runs and the seed: never on the pool that shares the runs out
+(its chunks' tallies are whole numbers, summed in run order). The pool is injected: the
+engine starts no process; `rules.cli.pool.odds_pool` makes one.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from rules.dice import SeededDice, derive_seed
 from rules.tactical.engine import Setup, compile_input, fight_setup
@@ -19,9 +18,18 @@ from rules.tactical.inputs import BattleInput, TacticalError
 from rules.types import Outcome
 
 DEFAULT_RUNS = 1000
-POOL_FROM = 400  # fewer runs are quicker in-process than a pool's start-up
 # Per side: wins, stalemates, losses, then the summed losses of every run.
 _LOSS_KEYS = ("killed", "fled", "left_oppose", "left_retreat", "points", "individuals")
+
+
+class RunPool(Protocol):
+    """What `simulate` needs to share its runs out: the number of chunks to cut them into,
+    and a map that tallies the chunks (the `map` of a `concurrent.futures.Executor`)."""
+
+    @property
+    def workers(self) -> int: ...
+
+    def map[T](self, fn: Callable[..., T], /, *iterables: Iterable[Any]) -> Iterator[T]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,53 +110,27 @@ def _chunks(runs: int, parts: int) -> list[tuple[int, int]]:
     return [(i, min(i + step, runs)) for i in range(0, runs, step)]
 
 
-def _workers(runs: int, workers: int | None) -> int:
-    if workers is not None:
-        return max(1, workers)
-    if runs < POOL_FROM or multiprocessing.current_process().daemon:
-        return 1  # a daemon process (a Celery prefork child) may not start a pool
-    return max(1, min(os.cpu_count() or 1, 8))
-
-
 def simulate(
-    inp: BattleInput, runs: int = DEFAULT_RUNS, seed: int = 0, *, workers: int | None = None
+    inp: BattleInput, runs: int = DEFAULT_RUNS, seed: int = 0, *, pool: RunPool | None = None
 ) -> Odds:
-    """Fight the battle `runs` times and return each side's chances and mean losses.
-    `workers` processes share the runs (default: one per CPU from POOL_FROM runs, else 1;
-    always 1 inside a daemon process such as a Celery prefork child); they are forked from a
-    single-threaded process, started from a fork server otherwise. The result is the same
-    whatever their number."""
+    """Fight the battle `runs` times and return each side's chances and mean losses. Without
+    a `pool` every run is fought in this process; with one, the runs are cut into
+    `pool.workers` chunks that `pool.map` tallies. The result is the same either way."""
     if runs < 1:
         raise TacticalError("the simulation needs at least one run")
     setup = compile_input(inp)
-    n = _workers(runs, workers)
-    if n == 1:
-        total = _tally(setup, seed, 0, runs)
-    else:
-        from concurrent.futures import ProcessPoolExecutor
-
-        chunks = _chunks(runs, n)
-        with ProcessPoolExecutor(max_workers=len(chunks), mp_context=_context()) as pool:
-            parts = list(
-                pool.map(
-                    _tally,
-                    [setup] * len(chunks),
-                    [seed] * len(chunks),
-                    [a for a, _ in chunks],
-                    [b for _, b in chunks],
-                )
-            )
-        total = [sum(col) for col in zip(*parts, strict=True)]
+    if pool is None:
+        return _odds(_tally(setup, seed, 0, runs), runs, seed)
+    chunks = _chunks(runs, max(1, pool.workers))
+    parts = pool.map(
+        _tally,
+        [setup] * len(chunks),
+        [seed] * len(chunks),
+        [a for a, _ in chunks],
+        [b for _, b in chunks],
+    )
+    total = [sum(col) for col in zip(*parts, strict=True)]
     return _odds(total, runs, seed)
-
-
-def _context() -> multiprocessing.context.BaseContext:
-    """Fork when this process has a single thread (quick); otherwise (a threaded web server)
-    a fork server, since forking a threaded process may deadlock the child."""
-    methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
 def _odds(total: list[int], runs: int, seed: int) -> Odds:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from rules.calculator import main
+from rules.cli.calculator import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

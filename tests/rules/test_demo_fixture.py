@@ -16,15 +16,11 @@ from rules.dice import SeededDice
 from rules.events import ForceMoved
 from rules.orders import PlayerOrders, validate_orders
 from rules.scenarios import load_scenario
-from rules.setup import (
-    chebyshev,
-    incursion_points,
-    territory_zones,
-    validate_force_organisation,
-    validate_holding_placement,
-    validate_incursion_holdings,
-    validate_state_references,
-)
+from rules.setup.forces import validate_force_organisation
+from rules.setup.holdings import chebyshev, validate_holding_placement
+from rules.setup.incursion import incursion_points, validate_incursion_holdings
+from rules.setup.references import validate_state_references
+from rules.setup.territory import territory_zones
 from rules.turn import resolve_after_battles, resolve_turn
 from rules.types import CampaignState, Coord, Feature, Options, Outcome, Speciality, Status
 

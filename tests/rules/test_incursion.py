@@ -10,8 +10,9 @@ import pytest
 from rules import checks
 from rules.dice import ScriptedDice
 from rules.errors import ScenarioError
-from rules.phases import events as events_phase
-from rules.phases import reinforcements, time, will_to_fight
+from rules.phases import day as day_phase
+from rules.phases import random_events as events_phase
+from rules.phases import reinforcements, will_to_fight
 from rules.scenarios import EventSpec, load_scenario, parse_scenario, scenario_for
 from rules.turn import resolve_after_battles
 from rules.types import (
@@ -84,7 +85,7 @@ def incursion(
 def phases_6_to_8(state: CampaignState, dice: list[int]):
     d = ScriptedDice(dice)
     events = []
-    for phase in (time, reinforcements, events_phase):
+    for phase in (day_phase, reinforcements, events_phase):
         state, ev = phase.resolve(state, d)
         events.extend(ev)
     d.assert_exhausted()

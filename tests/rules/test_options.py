@@ -8,8 +8,7 @@ from dataclasses import replace
 from rules.dice import ScriptedDice
 from rules.events import AttritionSuffered, CaptureBlocked, OrderRefused
 from rules.orders import ForceOrders, PlayerOrders, validate_orders
-from rules.phases import attrition, battle_pack
-from rules.phases import orders as orders_phase
+from rules.phases import attrition, battle_pack, force_tests
 from rules.types import Feature, Holding, Options, Quality, Speciality, Status, Unit, Weather
 from tests.rules.test_movement import campaign, force, orders, run
 
@@ -87,7 +86,7 @@ def test_probe_composition_option_refuses_probe_for_infantry():
     assert codes == ["probe-composition"]
     st = replace(st, orders={"red": po}, initiative_winner="red")
     dice = ScriptedDice([5])  # only the cavalry force is tested
-    new, events = orders_phase.resolve(st, dice)
+    new, events = force_tests.resolve(st, dice)
     dice.assert_exhausted()
     assert any(isinstance(e, OrderRefused) and e.force_id == "r1" for e in events)
     assert new.force("c1").status is Status.PROBE

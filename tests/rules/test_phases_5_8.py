@@ -9,8 +9,9 @@ import pytest
 
 from rules.dice import ScriptedDice
 from rules.orders import PlayerOrders, ReinforcementRequest
-from rules.phases import events as events_phase
-from rules.phases import reinforcements, time, will_to_fight
+from rules.phases import day as day_phase
+from rules.phases import random_events as events_phase
+from rules.phases import reinforcements, will_to_fight
 from rules.types import (
     CampaignState,
     Command,
@@ -202,7 +203,7 @@ def test_snow_modifies_will_to_fight_only_in_a_scenario_that_says_so():
 
 
 def test_time_sets_day_to_turn():
-    new, events, _ = run(time, state_with(turn=5, day=4), [])
+    new, events, _ = run(day_phase, state_with(turn=5, day=4), [])
     assert new.day == 5 and names(events) == ["DayAdvanced"]
 
 

@@ -4,6 +4,7 @@ shape (it passes `validate_result` and Phase 4), the input forms, and property t
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -12,6 +13,8 @@ from hypothesis import strategies as st
 
 from rules.battle import UnitStart
 from rules.checks import battle_result
+from rules.cli import pool as pool_module
+from rules.cli.pool import POOL_FROM, odds_pool
 from rules.codec import to_data
 from rules.dice import SeededDice
 from rules.phases.after_battle import validate_result
@@ -193,14 +196,42 @@ def test_the_simulation_fast_path_fights_the_same_battle(kw):
         assert dice.ledger == []
 
 
+class _Chunked:
+    """A pool that tallies its chunks in this process, for the chunking alone."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+
+    def map(self, fn, *iterables):
+        return map(fn, *iterables)
+
+
 def test_odds_do_not_depend_on_the_number_of_workers():
     inp = duel()
-    one = simulate(inp, 60, 5, workers=1)
-    two = simulate(inp, 60, 5, workers=2)
+    with odds_pool(60, workers=1) as in_process:
+        assert in_process is None
+        one = simulate(inp, 60, 5, pool=in_process)
+    with odds_pool(60, workers=2) as pool:
+        assert pool is not None and pool.workers == 2
+        two = simulate(inp, 60, 5, pool=pool)
     assert one == two
+    assert json.dumps(one.to_dict()) == json.dumps(two.to_dict())
+    assert all(simulate(inp, 60, 5, pool=_Chunked(n)) == one for n in (1, 7, 60, 99))
     assert one.win_a + one.stalemate + one.win_b == pytest.approx(1)
     assert one.sides["a"].win == one.win_a and one.sides["b"].loss == one.win_a
-    assert simulate(inp, 60, 6, workers=1) != one
+    assert simulate(inp, 60, 6) != one
+
+
+def test_odds_pool_runs_few_runs_and_daemons_in_process(monkeypatch):
+    with odds_pool(POOL_FROM - 1) as pool:
+        assert pool is None
+    monkeypatch.setattr(pool_module.multiprocessing, "current_process", lambda: _Daemon())
+    with odds_pool(POOL_FROM) as pool:
+        assert pool is None  # a Celery prefork child may not start a pool
+
+
+class _Daemon:
+    daemon = True
 
 
 def test_simulate_needs_a_run():

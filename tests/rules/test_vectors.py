@@ -14,26 +14,17 @@ import pytest
 
 from rules import checks
 from rules import tables as T
-from rules.calculator import calculate
-from rules.setup import (
-    TimeSpell,
-    Waters,
-    battle_turn_count,
-    clock_segment,
-    holding_spacing_ok,
-    incursion_points,
-    italian_draw_threshold,
-    naval_movement,
-    terrain_attrition,
-    territory_thirds,
-    territory_zones,
-    unit_order_test,
-    unit_orders_command_test,
-    validate_force_organisation,
-    validate_holding_placement,
-    validate_incursion_holdings,
-    validate_sea_folk_force,
-)
+from rules.cli.calculator import calculate
+from rules.setup.battle_clock import TimeSpell, battle_turn_count, clock_segment
+from rules.setup.forces import validate_force_organisation
+from rules.setup.holdings import holding_spacing_ok, validate_holding_placement
+from rules.setup.incursion import incursion_points, validate_incursion_holdings
+from rules.setup.italian import italian_draw_threshold
+from rules.setup.naval import Waters, naval_movement
+from rules.setup.sea_folk import validate_sea_folk_force
+from rules.setup.terrain_attrition import terrain_attrition
+from rules.setup.territory import territory_thirds, territory_zones
+from rules.setup.unit_orders import unit_order_test, unit_orders_command_test
 from rules.types import (
     Command,
     Feature,

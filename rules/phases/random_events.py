@@ -24,11 +24,11 @@ of his points. Tokens are dealt one at a time round the chosen forces (or archer
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from rules import tables as T
 from rules.checks import clamp_cv_event, event_roll
-from rules.dice import Dice
+from rules.dice import Dice, Judge
 from rules.events import (
     BankChanged,
     Event,
@@ -42,10 +42,11 @@ from rules.events import (
 )
 from rules.phases.common import remove_force
 from rules.phases.reinforcements import id_key, own_capital
-from rules.scenarios import EventSpec, Scenario, scenario_for
-from rules.types import CampaignState, Coord, Force, Individual, IndividualKind, Status
+from rules.scenarios import EventSpec, Scenario, Table, scenario_for
+from rules.types import CampaignState, Coord, Force, Holding, Individual, IndividualKind, Status
 
 Result = tuple[CampaignState, list[Event]]
+Applied = tuple[CampaignState, list[Event], str]  # new state, its events, the report line
 
 # §9.4.1 (reconstructed alignment, A-05) in the scenario vocabulary.
 GENERAL: dict[str, EventSpec] = {
@@ -118,7 +119,7 @@ def _key_day(state: CampaignState, scenario: Scenario, dice: Dice) -> Result:
         rec = dice.roll(
             purpose=f"events:snow-day-{key.day}-{role_id}",
             rule="R11.8",
-            judge=lambda t, _n, table=table: f"{table.lookup(t)} snow level(s)",
+            judge=_snow_judge(table),
         )
         levels = table.lookup(rec.value)
         if levels:
@@ -136,7 +137,7 @@ def _key_day(state: CampaignState, scenario: Scenario, dice: Dice) -> Result:
                 rec = dice.roll(
                     purpose=purpose,
                     rule="§11.8",
-                    judge=lambda t, _n, table=table: table.lookup(t).key,
+                    judge=_event_judge(table),
                 )
                 spec = table.lookup(rec.value)
                 state, ev, detail = _apply(state, dice, p.id, spec, "§11.8", purpose)
@@ -150,6 +151,16 @@ def _key_day(state: CampaignState, scenario: Scenario, dice: Dice) -> Result:
                     break
                 purpose = f"{purpose}-again"
     return state, events
+
+
+def _snow_judge(table: Table) -> Judge:
+    """A snow roll's outcome (R11.8): the levels its row of the scenario's table adds."""
+    return lambda t, _n: f"{table.lookup(t)} snow level(s)"
+
+
+def _event_judge(table: Table) -> Judge:
+    """A key-day event roll's outcome (§11.8): the event its row of the table names."""
+    return lambda t, _n: table.lookup(t).key
 
 
 # --- §9.4 ------------------------------------------------------------------------------------
@@ -198,55 +209,86 @@ def _table_1d6(
 
 def _apply(
     state: CampaignState, dice: Dice, pid: str, spec: EventSpec, rule: str, purpose: str
-) -> tuple[CampaignState, list[Event], str]:
+) -> Applied:
     """Carry out one event for player `pid`. Returns the new state, the events it caused and
     a one-line description for the report."""
-    k = spec.key
-    if k == "none":
-        return state, [], "no particular event"
-    if k == "points":
-        state, ev = _bank(state, pid, spec.get("points", 0), "extra reinforcement points", rule)
-        return state, ev, f"+{spec.get('points', 0)} reinforcement points"
-    if k == "hero":
-        state, ev, d = _join(state, pid, IndividualKind.HERO, rule)
-        if spec.get("points"):
-            state, more = _bank(state, pid, spec.get("points"), "a hero rouses the people", rule)
-            ev += more
-            d += f"; +{spec.get('points')} reinforcement points"
-        return state, ev, d
-    if k == "individual":
-        return _join(state, pid, IndividualKind(spec.get("kind", "hero")), rule)
-    if k == "scouts":
-        ev, parts = [], []
-        for _ in range(spec.get("count", 2)):
-            state, more, d = _join(state, pid, IndividualKind.SCOUT, rule)
-            ev += more
-            parts.append(d)
-        return state, ev, "; ".join(parts)
-    if k == "wizard":
-        return _join(state, pid, IndividualKind.WIZARD, rule, spec.get("magic_points", 25))
-    if k in ("leader-stress", "leader-emerges"):
-        return _leader_cv(state, pid, k, rule)
-    if k == "tokens":
-        return _tokens(state, dice, pid, spec, rule, purpose)
-    if k == "blizzard":
-        return _blizzard(state, pid, rule)
-    if k == "lose-bank":
-        state, ev = _bank(state, pid, -spec.get("points", 0), "epidemic in the capital", rule)
-        return state, ev, f"-{spec.get('points', 0)} from current reinforcements"
-    if k == "magic-item":
-        return _token_to(state, pid, "magic-item", 1, rule, need_individual=True)
-    if k == "ars-arcana":
-        return _token_to(state, pid, "ars-arcana-points", spec.get("points", 200), rule)
-    if k == "wizard-points":
-        return _wizard_points(state, pid, spec.get("magic_points", 25), rule)
-    if k == "epidemic-holding":
-        return _epidemic_holding(state, pid, spec.get("points", 100), rule)
-    if k == "epidemic-capital":
-        return _epidemic_capital(state, pid, spec.get("points", 100), rule)
-    if k == "catastrophe":
-        return _catastrophe(state, dice, pid, rule, purpose)
-    raise AssertionError(f"unknown event {k!r}")  # the scenario loader checks the keys
+    effect = EFFECTS.get(spec.key)
+    if effect is None:
+        raise AssertionError(f"unknown event {spec.key!r}")  # the scenario loader checks the keys
+    return effect(state, _Draw(dice, pid, spec, rule, purpose))
+
+
+@dataclass(frozen=True, slots=True)
+class _Draw:
+    """One event drawn for player `pid`: its spec, the rule that drew it, and the dice and
+    ledger purpose for any further roll it calls for."""
+
+    dice: Dice
+    pid: str
+    spec: EventSpec
+    rule: str
+    purpose: str
+
+
+def _extra_points(state: CampaignState, e: _Draw) -> Applied:
+    """Reinforcement points into the bank."""
+    points = e.spec.get("points", 0)
+    state, ev = _bank(state, e.pid, points, "extra reinforcement points", e.rule)
+    return state, ev, f"+{points} reinforcement points"
+
+
+def _hero(state: CampaignState, e: _Draw) -> Applied:
+    """A hero joins; the one who rouses the people brings reinforcement points as well."""
+    state, ev, d = _join(state, e.pid, IndividualKind.HERO, e.rule)
+    if e.spec.get("points"):
+        state, more = _bank(state, e.pid, e.spec.get("points"), "a hero rouses the people", e.rule)
+        ev += more
+        d += f"; +{e.spec.get('points')} reinforcement points"
+    return state, ev, d
+
+
+def _scouts(state: CampaignState, e: _Draw) -> Applied:
+    """`count` scouts join, one at a time (each to the best force with room for it)."""
+    ev: list[Event] = []
+    parts = []
+    for _ in range(e.spec.get("count", 2)):
+        state, more, d = _join(state, e.pid, IndividualKind.SCOUT, e.rule)
+        ev += more
+        parts.append(d)
+    return state, ev, "; ".join(parts)
+
+
+def _lose_bank(state: CampaignState, e: _Draw) -> Applied:
+    """Points lost from the bank (an epidemic in the capital)."""
+    points = e.spec.get("points", 0)
+    state, ev = _bank(state, e.pid, -points, "epidemic in the capital", e.rule)
+    return state, ev, f"-{points} from current reinforcements"
+
+
+# Every effect an event may name (rules.scenarios.EVENT_PARAMS), and what carries it out.
+EFFECTS: dict[str, Callable[[CampaignState, _Draw], Applied]] = {
+    "none": lambda s, _e: (s, [], "no particular event"),
+    "points": _extra_points,
+    "hero": _hero,
+    "individual": lambda s, e: _join(s, e.pid, IndividualKind(e.spec.get("kind", "hero")), e.rule),
+    "scouts": _scouts,
+    "wizard": lambda s, e: _join(
+        s, e.pid, IndividualKind.WIZARD, e.rule, e.spec.get("magic_points", 25)
+    ),
+    "leader-stress": lambda s, e: _leader_cv(s, e.pid, "leader-stress", e.rule),
+    "leader-emerges": lambda s, e: _leader_cv(s, e.pid, "leader-emerges", e.rule),
+    "tokens": lambda s, e: _tokens(s, e.dice, e.pid, e.spec, e.rule, e.purpose),
+    "blizzard": lambda s, e: _blizzard(s, e.pid, e.rule),
+    "lose-bank": _lose_bank,
+    "magic-item": lambda s, e: _token_to(s, e.pid, "magic-item", 1, e.rule, need_individual=True),
+    "ars-arcana": lambda s, e: _token_to(
+        s, e.pid, "ars-arcana-points", e.spec.get("points", 200), e.rule
+    ),
+    "wizard-points": lambda s, e: _wizard_points(s, e.pid, e.spec.get("magic_points", 25), e.rule),
+    "epidemic-holding": lambda s, e: _epidemic_holding(s, e.pid, e.spec.get("points", 100), e.rule),
+    "epidemic-capital": lambda s, e: _epidemic_capital(s, e.pid, e.spec.get("points", 100), e.rule),
+    "catastrophe": lambda s, e: _catastrophe(s, e.dice, e.pid, e.rule, e.purpose),
+}
 
 
 def _mine(state: CampaignState, pid: str) -> list[Force]:
@@ -514,7 +556,13 @@ def _catastrophe(
         capital = own_capital(state, p.id)
         bank = state.bank.get(p.id, 0)
 
-        def cost(sq: Coord, now=state, capital=capital, bank=bank, who=p.id) -> tuple:
+        def cost(
+            sq: Coord,
+            now: CampaignState = state,
+            capital: Holding | None = capital,
+            bank: int = bank,
+            who: str = p.id,
+        ) -> tuple[int, int, int]:
             reserves = bank // 2 if capital is not None and capital.square == sq else 0
             return (_points_at(now, who, sq) // 2 + reserves, sq[1], sq[0])
 

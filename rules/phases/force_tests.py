@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from rules.checks import force_test
@@ -9,12 +10,14 @@ from rules.dice import Dice
 from rules.events import Event, ForceTested, OrderRefused
 from rules.orders import orders_index, probe_composition_ok
 from rules.phases.common import players_in_turn_order, remove_force
-from rules.types import CampaignState, Force, Status, Territory
+from rules.types import CampaignState, Coord, Force, Status, Territory
 
 GROUPS = ("in-action", Territory.ENEMY, Territory.NEUTRAL, Territory.FRIENDLY)
 
 
-def test_group(state: CampaignState, force: Force, hostile_squares: set) -> object:
+def test_group(
+    state: CampaignState, force: Force, hostile_squares: Mapping[str, set[Coord]]
+) -> str | Territory:
     """R5.3.1 group: forces in action first, then enemy, neutral, friendly territory."""
     if force.square in hostile_squares.get(state.side_of(force.owner), set()):
         return "in-action"
@@ -44,8 +47,8 @@ def first_player(state: CampaignState, dice: Dice) -> tuple[str | None, Campaign
 def test_order(state: CampaignState, forces: list[Force], first: str | None) -> list[Force]:
     """Group by R5.3.1, then alternate players within each group starting with `first`;
     a player's own forces go in his initiative-priority order, then by id."""
-    occupied: dict[str, set] = {}
-    by_square: dict = {}
+    occupied: dict[str, set[Coord]] = {}
+    by_square: dict[Coord, set[str]] = {}
     for f in state.forces:
         by_square.setdefault(f.square, set()).add(state.side_of(f.owner))
     for sq, sides in by_square.items():
@@ -61,7 +64,7 @@ def test_order(state: CampaignState, forces: list[Force], first: str | None) -> 
             if groups[f.id] == group:
                 queues.setdefault(f.owner, []).append(f)
         for pid, q in queues.items():
-            prio = state.orders.get(pid).initiative_priority if pid in state.orders else ()
+            prio = state.orders[pid].initiative_priority if pid in state.orders else ()
             q.sort(key=lambda f: (prio.index(f.id) if f.id in prio else len(prio), f.id))
         while any(queues.values()):
             for pid in players:
