@@ -53,6 +53,7 @@ from rules import (
     battle_input_from_data,
     battle_input_from_state,
     derive_seed,
+    odds_pool,
     tactical_resolve,
     tactical_simulate,
     to_data,
@@ -578,5 +579,7 @@ def what_if_odds_compute(*, campaign: Campaign, turn: Turn, input_hash: str, dat
 
 
 def _simulate(inp: BattleInput, seed: int) -> dict:
-    """The engine's odds over ODDS_RUNS fights, as data."""
-    return tactical_simulate(inp, runs=ODDS_RUNS, seed=seed).to_dict()
+    """The engine's odds over ODDS_RUNS fights, as data (the same whatever the pool: in a
+    Celery prefork child it is none, in-process)."""
+    with odds_pool(ODDS_RUNS) as pool:
+        return tactical_simulate(inp, runs=ODDS_RUNS, seed=seed, pool=pool).to_dict()
