@@ -7,5 +7,7 @@ class CampaignConfig(AppConfig):
     verbose_name = _("Campaigns")
 
     def ready(self) -> None:
-        # the turn's state machine listens for what battles and orders announce
-        from campaign.turns import receivers  # noqa: F401
+        # receivers: the turn's state machine listens for what battles and orders announce.
+        # tasks: the turn's services queue them by name, so every process (the web one too,
+        # where Celery's autodiscovery never runs) must have them registered.
+        from campaign.turns import receivers, tasks  # noqa: F401

@@ -166,3 +166,24 @@ def test_a_broker_means_a_real_worker():
         "celery:broker_url": url,
         "celery:result_backend": None,
     }
+
+
+def test_tasks_queued_by_name_are_registered_in_a_web_process():
+    # The turn's services queue their own tasks by name (`config.celery.enqueue_on_commit`);
+    # a web process that never imported a tasks module must still know them, or closing a
+    # turn on the demo leaves it "waiting for a worker" for ever.
+    from campaign.turns import services
+
+    names = (
+        services.RESOLVE_TASK,
+        services.RESOLVE_AFTER_TASK,
+        services.CLOSE_IF_READY_TASK,
+        services.DEADLINES_TASK,
+    )
+    code = (
+        "import sys, django; django.setup(); from config.celery import app; "
+        "print(' '.join(n for n in sys.argv[1:] if n not in app.tasks))"
+    )
+    result = run_python("-c", code, *names, DJANGO_SETTINGS_MODULE="config.settings")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""
