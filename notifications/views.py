@@ -4,17 +4,18 @@ kind of notification (and one for all of them)."""
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from campaign.access import HtmxHttpRequest
 from notifications import selectors, services
 from notifications.models import NotificationPreference
 
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
-def log(request: HttpRequest) -> HttpResponse:
+def log(request: HtmxHttpRequest) -> HttpResponse:
     """GET: the log and the switches. POST (`kind`, `enabled` = on/off): turn one kind on or
     off; htmx gets the switches back, a plain form the page."""
     if request.method == "POST":

@@ -38,7 +38,7 @@ from battles.rights import BattleRights, battle_rights_for_viewer
 from battles.roster import COUNTS, Roster, battle_roster_get
 from battles.selectors import battle_audit_list, battle_photos_list
 from battles.views.odds import odds_context
-from campaign.access import NotAllowed, Viewer, campaign_viewer
+from campaign.access import HtmxHttpRequest, NotAllowed, Viewer, campaign_viewer
 from campaign.errors import ServiceError
 from campaign.selectors import user_label
 
@@ -96,7 +96,7 @@ def photo(request: HttpRequest, slug: str, key: str, pk: int) -> HttpResponse:
 # --- the actions: the result form ------------------------------------------------------------
 
 
-def _entry(request: HttpRequest, slug: str, key: str, action: str) -> HttpResponse:
+def _entry(request: HtmxHttpRequest, slug: str, key: str, action: str) -> HttpResponse:
     """Check the typed result (`preview`), or enter it, or settle it (`override`)."""
     viewer = campaign_viewer(request, slug)
     battle = _battle(viewer, key)
@@ -157,17 +157,17 @@ def _is_entry_error(e: ServiceError) -> bool:
 
 
 @require_POST
-def result_preview(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+def result_preview(request: HtmxHttpRequest, slug: str, key: str) -> HttpResponse:
     return _entry(request, slug, key, "preview")
 
 
 @require_POST
-def result_enter(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+def result_enter(request: HtmxHttpRequest, slug: str, key: str) -> HttpResponse:
     return _entry(request, slug, key, "enter")
 
 
 @require_POST
-def result_override(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+def result_override(request: HtmxHttpRequest, slug: str, key: str) -> HttpResponse:
     return _entry(request, slug, key, "override")
 
 

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 import rules as R
 from campaign import adapters, labels
-from campaign.access import NotAllowed, Viewer, campaign_viewer
+from campaign.access import HtmxHttpRequest, NotAllowed, Viewer, campaign_viewer
 from campaign.errors import ServiceError
 from campaign.map.build import map_model
 from campaign.map.model import Clickable, MapModel
@@ -95,7 +95,7 @@ def _coord(request: HttpRequest) -> tuple[int, int] | None:
         return None
 
 
-def setup_map(request: HttpRequest, slug: str) -> HttpResponse:
+def setup_map(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The map editor: pick a brush, click squares; or set one square with the form."""
     viewer = gm_viewer(request, slug)
     campaign = viewer.campaign
@@ -121,7 +121,7 @@ def setup_map(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_POST
-def setup_square(request: HttpRequest, slug: str) -> HttpResponse:
+def setup_square(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Change one square: a click with a brush toggles that feature (htmx answers with the
     redrawn map), the plain form sets all its features and its territory."""
     viewer = gm_viewer(request, slug)
