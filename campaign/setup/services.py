@@ -20,7 +20,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
@@ -59,6 +59,9 @@ from rules import (
     validate_holding_placement,
     validate_state_references,
 )
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 RESERVED_SLUGS = frozenset({"new", "join", "admin", "accounts", "i18n", "static", "media"})
 SCENARIO_FIXTURES = {"incursion": Path(settings.BASE_DIR) / "fixtures" / "incursion"}
@@ -411,7 +414,7 @@ def player_delete(*, player: Player) -> None:
 # --- holdings (R2.3, R2.4) -------------------------------------------------------------------
 
 
-def _holding_feature_choices() -> tuple[tuple[str, str], ...]:
+def _holding_feature_choices() -> tuple[tuple[str, StrOrPromise], ...]:
     """The §2.4 table as choices, labelled with their 2D6 results ("3–4: tower of magic")."""
     rolls: dict[str, list[int]] = {}
     for roll, feature in sorted(R.HOLDING_FEATURES.items()):
