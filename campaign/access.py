@@ -27,7 +27,7 @@ class HtmxHttpRequest(HttpRequest):
 @dataclass(frozen=True)
 class Viewer:
     campaign: Campaign
-    user: object
+    user: User
     role: str | None  # gm / player / observer; None for staff who are not members
     player: Player | None  # the army a player controls (an observer may follow one too)
 

@@ -119,7 +119,7 @@ def _entry(request: HtmxHttpRequest, slug: str, key: str, action: str) -> HttpRe
         if action == "preview" and request.htmx:
             return render(request, f"{TEMPLATE}#live", {**context, "oob": True})
         return render(request, TEMPLATE, context, status=200 if action == "preview" else 400)
-    campaign, user = viewer.campaign, request.user
+    campaign, user = viewer.campaign, viewer.user
     report_text = form.cleaned_data.get("report_text", "")
     try:
         if action == "override":
@@ -213,7 +213,7 @@ def result_confirm(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     ) -> str | None:
         if not rights.can_confirm:
             raise NotAllowed(_("You cannot confirm this result."))
-        services.battle_result_confirm(campaign=viewer.campaign, battle=battle, user=request.user)
+        services.battle_result_confirm(campaign=viewer.campaign, battle=battle, user=viewer.user)
         return _("You confirmed the result of battle %(battle)s.")
 
     return _action(request, slug, key, act)
@@ -230,7 +230,7 @@ def result_dispute(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         if data is None:
             return None
         services.battle_result_dispute(
-            campaign=viewer.campaign, battle=battle, user=request.user, note=data["note"]
+            campaign=viewer.campaign, battle=battle, user=viewer.user, note=data["note"]
         )
         return _("You disputed the result of battle %(battle)s: the game master settles it.")
 
@@ -250,7 +250,7 @@ def result_resolver(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         services.battle_resolver_set(
             campaign=viewer.campaign,
             battle=battle,
-            user=request.user,
+            user=viewer.user,
             resolver=data["resolver"],
             auto_at_deadline=data["auto_at_deadline"],
         )
@@ -266,7 +266,7 @@ def result_auto(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     ) -> str | None:
         if not rights.can_set_resolver:
             raise NotAllowed(_("Only the game master can auto-resolve a battle."))
-        services.battle_auto_resolve(campaign=viewer.campaign, battle=battle, user=request.user)
+        services.battle_auto_resolve(campaign=viewer.campaign, battle=battle, user=viewer.user)
         return _("The tactical engine fought battle %(battle)s: its result is settled.")
 
     return _action(request, slug, key, act)
@@ -285,7 +285,7 @@ def result_photo(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         services.battle_photo_add(
             campaign=viewer.campaign,
             battle=battle,
-            user=request.user,
+            user=viewer.user,
             file=data["photo"],
             caption=data["caption"],
         )

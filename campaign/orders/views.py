@@ -219,7 +219,7 @@ def orders_force(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpRes
     if "clear" in request.POST:
         try:
             saved = force_orders_clear(
-                player=page.player, turn=page.turn, force_key=card.key, user=request.user
+                player=page.player, turn=page.turn, force_key=card.key, user=viewer.user
             )
         except TurnNotOpen:
             return _refused(request, viewer, page, card)
@@ -289,7 +289,7 @@ def _save(
     fo = form.force_orders(card.key)
     try:
         saved = force_orders_save(
-            player=page.player, turn=page.turn, force_orders=fo, user=request.user
+            player=page.player, turn=page.turn, force_orders=fo, user=viewer.user
         )
     except TurnNotOpen:
         return _refused(request, viewer, page, card)
@@ -471,12 +471,12 @@ def orders_confirm_view(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 
     def act() -> str:
         if action == "confirm":
-            orders_confirm(player=page.player, turn=page.turn, user=request.user)
+            orders_confirm(player=page.player, turn=page.turn, user=viewer.user)
             return _(
                 "Your orders for turn %(number)s are confirmed. You can still change them "
                 "until the turn closes."
             ) % {"number": page.turn.number}
-        orders_unconfirm(player=page.player, turn=page.turn, user=request.user)
+        orders_unconfirm(player=page.player, turn=page.turn, user=viewer.user)
         return _("Confirmation withdrawn: your orders stay saved.")
 
     return _status_action(request, viewer, page, act)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -86,7 +87,7 @@ def campaign_create(
     description: str = "",
     colours: dict[str, str] | None = None,
     fog_of_war: bool = False,
-    gm=None,
+    gm: User | None = None,
 ) -> Campaign:
     """A new campaign from a complete rules state. A scenario's options are applied (its data
     file decides them, e.g. the Incursion turns Phase 0 off, R11.4.3)."""
@@ -140,7 +141,7 @@ def _slug_check(slug: str) -> None:
 @transaction.atomic
 def campaign_create_blank(
     *,
-    gm,
+    gm: User,
     slug: str,
     name: str,
     width: int = 16,

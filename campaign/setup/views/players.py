@@ -211,7 +211,7 @@ def invite(request: HttpRequest, slug: str) -> HttpResponse:
                     side=next((s for s in sides if kind == "side" and s.key == key), None),
                     max_uses=d["max_uses"],
                     expires=timezone.now() + timedelta(days=days) if days else None,
-                    created_by=request.user,
+                    created_by=viewer.user,
                 )
             except ServiceError as e:
                 refusal_show(request, e, form)
