@@ -30,7 +30,7 @@ PANEL = "battles/odds_panel.html"
 LOSSES = ("killed", "fled", "left_oppose", "left_retreat", "points")
 
 
-def odds_rows(odds: dict, names: dict[str, str]) -> list[dict[str, Any]]:
+def odds_rows(odds: dict[str, Any], names: dict[str, str]) -> list[dict[str, Any]]:
     """The odds table's rows, side a then side b (`names`: each side's name by key), in
     percent, with the expected losses in the order of `LOSSES`."""
     rows = []

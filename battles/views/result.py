@@ -322,7 +322,9 @@ def _initial(battle: Battle) -> dict[str, Any]:
     return {**BattleResultForm.initial_from(battle.result), "report_text": battle.report_text}
 
 
-def _tables(form: BattleResultForm, roster: Roster, check: ResultCheck | None) -> list:
+def _tables(
+    form: BattleResultForm, roster: Roster, check: ResultCheck | None
+) -> list[dict[str, Any]]:
     """Per side: each unit with its four count fields, figures left and row errors; each
     general and character with its fate field; the side's totals."""
     tables = []

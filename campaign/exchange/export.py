@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from battles.models import Battle
 from campaign import adapters
@@ -98,7 +98,7 @@ def campaign_export(*, campaign: Campaign) -> dict[str, Any]:
         "turns": _turns(campaign, turns, orders),
         "battles": _battles(campaign),
     }
-    return plain(data)
+    return cast(dict[str, Any], plain(data))  # `plain` keeps a dict a dict
 
 
 def _turns(campaign: Campaign, turns: list[Turn], orders: list[Orders]) -> list[dict[str, Any]]:

@@ -4,7 +4,7 @@ transaction, or nothing at all, with a message that says what is wrong with the 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -210,7 +210,7 @@ def _choice(choices: Any, value: Any, what: str) -> str:
         raise ServiceError(
             f"Malformed export: {value!r} is not a {what} ({', '.join(choices.values)})."
         )
-    return value
+    return cast(str, value)  # one of the choices' values
 
 
 def _player(players: dict[str, Any], key: str | None, *, required: bool = False):

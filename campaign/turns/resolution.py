@@ -37,8 +37,8 @@ from rules import (
 @dataclass(frozen=True)
 class Resolution:
     turn: Turn
-    events: list[dict]
-    ledger: list[dict]
+    events: list[dict[str, Any]]
+    ledger: list[dict[str, Any]]
     pending: list[str]  # the battles waiting for a result (Phases 0–2)
 
 
