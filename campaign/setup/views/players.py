@@ -263,6 +263,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         Invitation.objects.select_related("campaign", "player", "side"), token=token
     )
     campaign = invitation.campaign
+    refusal: str | None
     if request.method == "POST":
         try:
             membership = invitations.invitation_accept(token=token, user=request.user)
@@ -290,8 +291,8 @@ def _after_join(membership: Membership) -> str:
     campaign = membership.campaign
     if not campaign.setup_open:
         return reverse("campaign:detail", args=[campaign.slug])
-    page_name = {
+    pages: dict[str, str] = {
         Membership.Role.PLAYER: "campaign:roster",
         Membership.Role.GM: "campaign:setup-map",
-    }.get(membership.role, "campaign:setup-options")
-    return reverse(page_name, args=[campaign.slug])
+    }
+    return reverse(pages.get(membership.role, "campaign:setup-options"), args=[campaign.slug])

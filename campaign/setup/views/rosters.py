@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib import messages
@@ -130,12 +130,13 @@ def roster(request: HttpRequest, slug: str) -> HttpResponse:
 def _labelled_units(command: Command) -> list[Unit]:
     units = list(command.units.all())
     for u in units:
-        u.speciality_label = labels.label(labels.SPECIALITY, u.speciality)
-        u.quality_label = labels.label(labels.QUALITY, u.quality)
+        row = cast(Any, u)  # the template reads these names beside the unit's fields
+        row.speciality_label = labels.label(labels.SPECIALITY, u.speciality)
+        row.quality_label = labels.label(labels.QUALITY, u.quality)
     return units
 
 
-def _item(force: Force, item: str):
+def _item(force: Force, item: str) -> Command | Unit | Individual | None:
     """The command, unit or individual of `force` with key `item`, or None."""
     if not item:
         return None
@@ -237,7 +238,8 @@ def _force_page(
     (summary,) = _force_summaries(campaign, [force])
     individuals = list(force.individuals.all())
     for i in individuals:
-        i.kind_label = labels.label(labels.INDIVIDUAL_KIND, i.kind)
+        # the template reads the name beside the character's fields
+        cast(Any, i).kind_label = labels.label(labels.INDIVIDUAL_KIND, i.kind)
     context = page(
         viewer,
         _("Force %(name)s") % {"name": force.name or force.key},
