@@ -78,7 +78,7 @@ def result(request: HttpRequest, slug: str, key: str) -> HttpResponse:
 
 @never_cache
 @require_GET
-def photo(request: HttpRequest, slug: str, key: str, pk: int) -> HttpResponse:
+def photo(request: HttpRequest, slug: str, key: str, pk: int) -> FileResponse:
     """A photo of the battle, for those who may see the battle."""
     viewer = campaign_viewer(request, slug)
     battle = _battle(viewer, key)
@@ -89,7 +89,7 @@ def photo(request: HttpRequest, slug: str, key: str, pk: int) -> HttpResponse:
         handle = item.file.open("rb")
     except FileNotFoundError:
         raise Http404("No such photo.") from None
-    kind = mimetypes.guess_type(item.file.name)[0] or "application/octet-stream"
+    kind = mimetypes.guess_type(item.file.name or "")[0] or "application/octet-stream"
     return FileResponse(handle, content_type=kind)
 
 

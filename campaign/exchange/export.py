@@ -84,17 +84,14 @@ def campaign_export(*, campaign: Campaign) -> dict[str, Any]:
             ),
             key=lambda u: u["username"],
         ),
-        "memberships": sorted(
-            (
-                {
-                    "username": m.user.get_username(),
-                    "role": m.role,
-                    "player": m.player.key if m.player else None,
-                }
-                for m in memberships
-            ),
-            key=lambda m: m["username"],
-        ),
+        "memberships": [
+            {
+                "username": m.user.get_username(),
+                "role": m.role,
+                "player": m.player.key if m.player else None,
+            }
+            for m in sorted(memberships, key=lambda m: m.user.get_username())
+        ],
         "turns": _turns(campaign, turns, orders),
         "battles": _battles(campaign),
     }

@@ -16,7 +16,7 @@ from battles.models import Battle
 from campaign import adapters
 from campaign.errors import ServiceError
 from campaign.exchange.export import FORMAT, VERSION, clock_from_carry
-from campaign.models import Campaign, Membership, Orders, Side, Turn, TurnResolution
+from campaign.models import Campaign, Membership, Orders, Player, Side, Turn, TurnResolution
 from rules import FormatError, RulesError, to_data
 
 
@@ -97,7 +97,7 @@ def _campaign_create(data: dict[str, Any]) -> Campaign:
 
 
 def _turns_create(
-    campaign: Campaign, data: dict[str, Any], players: dict[str, Any], users: dict[str, Any]
+    campaign: Campaign, data: dict[str, Any], players: dict[str, Player], users: dict[str, Any]
 ) -> dict[int, Turn]:
     """The turns, with their orders and stored resolutions."""
     now = timezone.now()
@@ -213,7 +213,9 @@ def _choice(choices: Any, value: Any, what: str) -> str:
     return cast(str, value)  # one of the choices' values
 
 
-def _player(players: dict[str, Any], key: str | None, *, required: bool = False):
+def _player(
+    players: dict[str, Player], key: str | None, *, required: bool = False
+) -> Player | None:
     if key is None and not required:
         return None
     if key not in players:

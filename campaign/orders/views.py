@@ -258,7 +258,7 @@ def orders_path(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpResp
             clicked = ()
         if "x" in data and "y" in data:  # a click on the map (its hx-vals)
             try:
-                clicked = ((int(data["x"]), int(data["y"])),)
+                clicked = ((int(data.get("x", "")), int(data.get("y", ""))),)
             except ValueError:
                 clicked = ()
         if len(clicked) != 1:
@@ -433,7 +433,7 @@ def orders_odds(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpResp
             # the view writes nothing, so there is no commit to wait for
             what_if_odds_task.delay(page.turn.pk, key, inp.to_data())
             odds = what_if_odds_get(campaign=viewer.campaign, input_hash=key)  # run eagerly
-        params = {"enemy": enemy.id, "status": status.value if status else ""}
+        params: dict[str, str | int] = {"enemy": enemy.id, "status": status.value if status else ""}
         url = reverse("campaign:orders-odds", args=[slug, card.key])
         ctx |= {
             "enemy": enemy,
