@@ -106,7 +106,8 @@ class CampaignScopedAdmin[M: models.Model](ModelAdmin[M]):
     ) -> M | None:
         obj = super().get_object(request, object_id, from_field)
         if obj is not None:
-            request._admin_campaign_id = _campaign_id(obj)  # type: ignore[attr-defined]
+            # an attribute of this request only, read back by the inlines' foreign keys
+            cast(Any, request)._admin_campaign_id = _campaign_id(obj)
         return obj
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
