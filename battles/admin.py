@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from battles.models import Battle, BattleAudit, BattlePhoto, WhatIfOdds
-from campaign.admin import pretty_json
+from campaign.admin import ModelAdmin, pretty_json
 
 
 @admin.register(Battle)
-class BattleAdmin(admin.ModelAdmin):
+class BattleAdmin(ModelAdmin[Battle]):
     list_display = ["key", "campaign", "turn_number", "square", "status", "resolver", "resolved_at"]
     list_filter = ["status", "resolver", "campaign"]
     search_fields = ["key", "campaign__slug", "campaign__name"]
@@ -30,7 +33,7 @@ class BattleAdmin(admin.ModelAdmin):
     ]
     readonly_fields = ["campaign", "turn", "key", "x", "y", "contact_order", "the_pack"]
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # battles come from contacts in Phases 0–2
 
     @admin.display(description=_("turn"), ordering="turn__number")
@@ -47,13 +50,13 @@ class BattleAdmin(admin.ModelAdmin):
 
 
 @admin.register(BattlePhoto)
-class BattlePhotoAdmin(admin.ModelAdmin):
+class BattlePhotoAdmin(ModelAdmin[BattlePhoto]):
     list_display = ["battle", "caption", "uploaded_by", "uploaded_at"]
     list_select_related = ["battle", "uploaded_by"]
 
 
 @admin.register(BattleAudit)
-class BattleAuditAdmin(admin.ModelAdmin):
+class BattleAuditAdmin(ModelAdmin[BattleAudit]):
     """The audit log is evidence: it can be read, never edited."""
 
     list_display = ["battle", "action", "user", "created_at"]
@@ -61,23 +64,23 @@ class BattleAuditAdmin(admin.ModelAdmin):
     list_select_related = ["battle", "user"]
     readonly_fields = ["battle", "user", "action", "note", "data", "created_at"]
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 
 @admin.register(WhatIfOdds)
-class WhatIfOddsAdmin(admin.ModelAdmin):
+class WhatIfOddsAdmin(ModelAdmin[WhatIfOdds]):
     """A cache of computed odds: read or delete (it is computed again when asked for)."""
 
     list_display = ["campaign", "turn", "input_hash", "created_at"]
     list_select_related = ["campaign", "turn"]
     readonly_fields = ["campaign", "turn", "input_hash", "odds", "created_at"]
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

@@ -227,6 +227,7 @@ def _check_people(check: ResultCheck, roster: Roster, people: Any) -> dict[str, 
             )
             continue
         person = found[1]
+        pid = person.id  # the id it was found by
         fate = entry.get("fate")
         if pid in fates:
             check.add(person_field(pid), _("%(who)s is listed twice.") % {"who": person.label})

@@ -91,7 +91,7 @@ class BattlePhoto(models.Model):
         verbose_name_plural = _("battle photos")
 
     def __str__(self) -> str:
-        return self.caption or self.file.name
+        return self.caption or self.file.name or ""
 
 
 class BattleAudit(models.Model):

@@ -6,6 +6,7 @@ result form and the engine's odds read it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from django.utils.translation import gettext as _
@@ -160,7 +161,7 @@ def battle_roster_get(*, battle: Battle, state: CampaignState | None = None) -> 
     )
 
 
-def _force_roster(f: Force, players: dict[str, str], counter) -> ForceRoster:
+def _force_roster(f: Force, players: dict[str, str], counter: Iterator[int]) -> ForceRoster:
     units = tuple(
         UnitRow(
             id=u.id,

@@ -9,6 +9,7 @@ import hashlib
 import json
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any, cast
 
 from django.utils.translation import gettext as _
 
@@ -180,14 +181,14 @@ def battle_odds_hash(*, battle: Battle, inp: BattleInput | None = None) -> str:
     return _sha256({"pack": battle.pack, "rosters": _input_data(inp)})
 
 
-def battle_odds_get(*, battle: Battle) -> dict | None:
+def battle_odds_get(*, battle: Battle) -> dict[str, Any] | None:
     """The cached odds of the battle, or None when missing or computed for another version of
     its pack and rosters."""
     if not battle.odds or not battle.odds_pack_hash:
         return None
     if battle.odds_pack_hash != battle_odds_hash(battle=battle):
         return None
-    return battle.odds
+    return cast(dict[str, Any], battle.odds)  # a JSONField: the odds `_simulate` stored
 
 
 # --- what-if odds: a force against a visible enemy force (the orders page) ---------------------
@@ -223,6 +224,6 @@ def what_if_hash(*, inp: BattleInput) -> str:
     return _sha256(_input_data(inp))
 
 
-def what_if_odds_get(*, campaign: Campaign, input_hash: str) -> dict | None:
+def what_if_odds_get(*, campaign: Campaign, input_hash: str) -> dict[str, Any] | None:
     row = WhatIfOdds.objects.filter(campaign=campaign, input_hash=input_hash).first()
     return row.odds if row is not None else None

@@ -25,9 +25,11 @@ import logging
 import uuid
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
+from django.contrib.auth.models import User
 from django.core.files.base import ContentFile
+from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -68,6 +70,9 @@ ODDS_RUNS = 1000
 
 log = logging.getLogger(__name__)
 
+# an object as a JSONField holds it (audit data, odds: `Odds.to_dict`); the field reads as Any
+Json = dict[str, Any]
+
 
 MAX_PHOTO_BYTES = 10 * 1024 * 1024
 # the image types a photo may be, by their first bytes (no imaging library is needed)
@@ -98,7 +103,7 @@ class BattleRefused(ServiceError):
 # --- who is asking ---------------------------------------------------------------------------
 
 
-def _rights(campaign: Campaign, battle: Battle, user) -> BattleRights:
+def _rights(campaign: Campaign, battle: Battle, user: User) -> BattleRights:
     if battle.campaign_id != campaign.pk:
         raise BattleRefused(
             _("Battle %(battle)s belongs to another campaign: it cannot be changed from this one.")
@@ -161,7 +166,7 @@ def _refuse_settled(battle: Battle, rights: BattleRights) -> None:
 
 
 def _audit(
-    battle: Battle, user, action: str, *, note: str = "", data: dict | None = None
+    battle: Battle, user: User | None, action: str, *, note: str = "", data: Json | None = None
 ) -> BattleAudit:
     return BattleAudit.objects.create(battle=battle, user=user, action=action, note=note, data=data)
 
@@ -231,7 +236,7 @@ def battle_result_record(
 
 @transaction.atomic
 def battle_resolver_set(
-    *, campaign: Campaign, battle: Battle, user, resolver: str, auto_at_deadline: bool = False
+    *, campaign: Campaign, battle: Battle, user: User, resolver: str, auto_at_deadline: bool = False
 ) -> Battle:
     """The GM chooses how the battle is resolved: on the tabletop (the result entered by
     hand) or by the tactical engine; and whether the engine fights it at the turn's battles
@@ -258,7 +263,7 @@ def battle_resolver_set(
 
 
 @transaction.atomic
-def battle_auto_resolve(*, campaign: Campaign, battle: Battle, user) -> Battle:
+def battle_auto_resolve(*, campaign: Campaign, battle: Battle, user: User) -> Battle:
     """The GM has the tactical engine fight the battle now. Its dice are the turn's seed
     derived for this battle, so the same turn gives the same result. The result is checked
     like a tabletop entry and needs no confirmation: the battle is resolved, the engine's
@@ -272,7 +277,7 @@ def battle_auto_resolve(*, campaign: Campaign, battle: Battle, user) -> Battle:
     return _auto_resolve(battle, user, "auto-resolve")
 
 
-def _auto_resolve(battle: Battle, user, action: str, note: str = "") -> Battle:
+def _auto_resolve(battle: Battle, user: User | None, action: str, note: str = "") -> Battle:
     """Fight the (locked, waiting) battle with the tactical engine and record its result as
     settled; `action` and `note` name why in the audit log."""
     if battle.status != Battle.Status.PENDING:
@@ -365,7 +370,12 @@ def battles_auto_resolve_due(*, now: datetime) -> list[Battle]:
 
 @transaction.atomic
 def battle_result_enter(
-    *, campaign: Campaign, battle: Battle, user, data: Mapping[str, Any], report_text: str = ""
+    *,
+    campaign: Campaign,
+    battle: Battle,
+    user: User,
+    data: Mapping[str, Any],
+    report_text: str = "",
 ) -> Battle:
     """A player of the battle (or the GM) enters its result; it waits for a player of the
     other side (either side, if the GM entered it) to confirm or dispute it. Until then it
@@ -425,7 +435,7 @@ def _require_other_side(battle: Battle, rights: BattleRights) -> None:
 
 
 @transaction.atomic
-def battle_result_confirm(*, campaign: Campaign, battle: Battle, user) -> Battle:
+def battle_result_confirm(*, campaign: Campaign, battle: Battle, user: User) -> Battle:
     """A player of the other side confirms the entered result: the battle is resolved, and
     once every battle of the turn is, Phases 4–8 are queued."""
     battle = _locked(battle)
@@ -443,7 +453,7 @@ def battle_result_confirm(*, campaign: Campaign, battle: Battle, user) -> Battle
 
 
 @transaction.atomic
-def battle_result_dispute(*, campaign: Campaign, battle: Battle, user, note: str) -> Battle:
+def battle_result_dispute(*, campaign: Campaign, battle: Battle, user: User, note: str) -> Battle:
     """A player of the other side disputes the entered result, saying why: the turn waits
     until the GM settles it (it shows in his inbox)."""
     battle = _locked(battle)
@@ -467,7 +477,7 @@ def battle_result_override(
     *,
     campaign: Campaign,
     battle: Battle,
-    user,
+    user: User,
     note: str,
     data: Mapping[str, Any] | None = None,
     report_text: str | None = None,
@@ -511,7 +521,7 @@ def battle_result_override(
 
 @transaction.atomic
 def battle_photo_add(
-    *, campaign: Campaign, battle: Battle, user, file, caption: str = ""
+    *, campaign: Campaign, battle: Battle, user: User, file: UploadedFile[bytes], caption: str = ""
 ) -> BattlePhoto:
     """A player of the battle or the GM adds a photo of it (JPEG, PNG or GIF, at most
     10 MB). It is stored under a new name; the uploaded name is not kept."""
@@ -540,7 +550,7 @@ def battle_photo_add(
 
 
 @transaction.atomic
-def battle_odds_compute(*, battle: Battle) -> dict:
+def battle_odds_compute(*, battle: Battle) -> Json:
     """The tactical engine's odds for the battle (ODDS_RUNS simulated fights, seeded from the
     turn), cached on the battle for this version of its pack and rosters. Computing again for
     the same version returns the cached odds."""
@@ -548,7 +558,7 @@ def battle_odds_compute(*, battle: Battle) -> dict:
     inp = battle_odds_input(battle=battle)
     version = battle_odds_hash(battle=battle, inp=inp)
     if battle.odds and battle.odds_pack_hash == version:
-        return battle.odds
+        return cast(Json, battle.odds)
     seed = derive_seed(battle.turn.seed or 0, "odds", battle.key)
     odds = _simulate(inp, seed)
     battle.odds = odds
@@ -558,14 +568,14 @@ def battle_odds_compute(*, battle: Battle) -> dict:
 
 
 @transaction.atomic
-def what_if_odds_compute(*, campaign: Campaign, turn: Turn, input_hash: str, data: dict) -> dict:
+def what_if_odds_compute(*, campaign: Campaign, turn: Turn, input_hash: str, data: Json) -> Json:
     """The odds of a what-if battle (`battles.selectors.what_if_input_get`; `data` is its
     engine input as JSON, `input_hash` the key the asking page looks for), cached for the
     campaign. Computing again for the same input returns the cached odds; odds asked for in
     earlier turns are dropped, since the forces have changed since."""
     cached = WhatIfOdds.objects.filter(campaign=campaign, input_hash=input_hash).first()
     if cached is not None:
-        return cached.odds
+        return cast(Json, cached.odds)
     inp: BattleInput = battle_input_from_data(data)
     if what_if_hash(inp=inp) != input_hash:
         raise ServiceError(_("The what-if battle does not match the odds asked for."))
@@ -575,10 +585,10 @@ def what_if_odds_compute(*, campaign: Campaign, turn: Turn, input_hash: str, dat
         campaign=campaign, input_hash=input_hash, defaults={"turn": turn, "odds": odds}
     )
     WhatIfOdds.objects.filter(campaign=campaign, turn__number__lt=turn.number).delete()
-    return row.odds
+    return cast(Json, row.odds)
 
 
-def _simulate(inp: BattleInput, seed: int) -> dict:
+def _simulate(inp: BattleInput, seed: int) -> Json:
     """The engine's odds over ODDS_RUNS fights, as data (the same whatever the pool: in a
     Celery prefork child it is none, in-process)."""
     with odds_pool(ODDS_RUNS) as pool:

@@ -5,6 +5,7 @@ finds them computed). Retries: `config.celery.RETRY`."""
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from celery import shared_task
 
@@ -28,7 +29,7 @@ def battle_odds_task(battle_id: int) -> str:
 
 
 @shared_task(name="battles.what_if_odds", **RETRY)
-def what_if_odds_task(turn_id: int, input_hash: str, data: dict) -> str:
+def what_if_odds_task(turn_id: int, input_hash: str, data: dict[str, Any]) -> str:
     """Compute (or find cached) the odds of a what-if battle asked for on the orders page."""
     turn = Turn.objects.select_related("campaign").filter(pk=turn_id).first()
     if turn is None:

@@ -8,17 +8,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, HttpResponseRedirect
+from django_htmx.middleware import HtmxDetails
 
 from campaign.models import Campaign, Membership, Player
+
+
+class HtmxHttpRequest(HttpRequest):
+    """A request that went through `django_htmx.middleware.HtmxMiddleware` (every request
+    does, see `config.settings`): views that read `request.htmx` take this type."""
+
+    htmx: HtmxDetails
 
 
 @dataclass(frozen=True)
 class Viewer:
     campaign: Campaign
-    user: object
+    user: User
     role: str | None  # gm / player / observer; None for staff who are not members
     player: Player | None  # the army a player controls (an observer may follow one too)
 
@@ -49,7 +58,7 @@ class NotAllowed(PermissionDenied):
     pass
 
 
-def viewer_for(*, user, campaign: Campaign) -> Viewer | None:
+def viewer_for(*, user: User | AnonymousUser, campaign: Campaign) -> Viewer | None:
     """The viewer, or None for a user with no business in this campaign."""
     if not user.is_authenticated:
         return None
@@ -97,5 +106,5 @@ class LoginRequired(Exception):
         self.request = request
         super().__init__("login required")
 
-    def response(self):
+    def response(self) -> HttpResponseRedirect:
         return redirect_to_login(self.request.get_full_path())

@@ -37,7 +37,7 @@ from rules import BattlePack, PendingBattle, PlayerOrders, from_data, to_data
 # --- reading ---------------------------------------------------------------------------------
 
 
-def _rows(qs: models.QuerySet, fields: str) -> Iterable[Any]:
+def _rows(qs: models.QuerySet[Any], fields: str) -> Iterable[Any]:
     """The rows of `qs` as named tuples of the space-separated `fields` (as `namedtuple`
     takes them): much cheaper than model instances, and a 240-force campaign has thousands."""
     return qs.values_list(*fields.split(), named=True)
@@ -445,7 +445,7 @@ def orders_from_data(player_key: str, data: Any, where: str = "") -> PlayerOrder
 
 def orders_to_data(orders: PlayerOrders) -> dict[str, Any]:
     """What `Orders.data` stores (the player is the row's)."""
-    data = to_data(orders)
+    data: dict[str, Any] = to_data(orders)
     data.pop("player_id")
     return data
 
@@ -456,7 +456,7 @@ def result_from_data(battle_key: str, data: Any, where: str = "") -> R.BattleRes
 
 
 def result_to_data(result: R.BattleResult) -> dict[str, Any]:
-    data = to_data(result)
+    data: dict[str, Any] = to_data(result)
     data.pop("battle_id", None)
     return data
 

@@ -8,10 +8,11 @@ shown read-only: changing it here would break the replay check.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from django.contrib import admin
 from django.db import models
+from django.forms import ModelChoiceField
 from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -34,6 +35,37 @@ from campaign.models import (
     Unit,
 )
 
+if TYPE_CHECKING:  # re-exported for the other apps' admin modules
+    from django.contrib.admin import ModelAdmin as ModelAdmin
+    from django.contrib.admin import TabularInline as TabularInline
+    from django_stubs_ext import StrOrPromise
+else:
+
+    class _Unparameterised:
+        """`ModelAdmin[Side]` at run time: the stubs' admin classes are generic over their
+        model, Django's take no parameter, so subscribing one gives the class itself."""
+
+        def __init__(self, cls: type) -> None:
+            self.cls = cls
+
+        def __getitem__(self, _params: object) -> type:
+            return self.cls
+
+    ModelAdmin = _Unparameterised(admin.ModelAdmin)
+    TabularInline = _Unparameterised(admin.TabularInline)
+
+
+class _InCampaign(Protocol):
+    campaign_id: int
+
+
+def _campaign_id(obj: models.Model) -> int:
+    """The campaign's own key, or the key of the campaign a row belongs to."""
+    if isinstance(obj, Campaign):
+        return obj.pk
+    # every campaign-scoped model has a `campaign` foreign key, hence `campaign_id`
+    return cast(_InCampaign, obj).campaign_id
+
 
 def pretty_json(value: Any) -> str:
     """JSON as an indented, preformatted block (escaped)."""
@@ -43,18 +75,21 @@ def pretty_json(value: Any) -> str:
     )
 
 
-class CampaignScopedInline(admin.TabularInline):
+class CampaignScopedInline(TabularInline[models.Model, models.Model]):
     """An inline whose foreign keys (side, owner, player …) offer only the rows of the
     campaign of the object being edited, not those of every campaign."""
 
     extra = 0
 
-    def formfield_for_foreignkey(self, db_field, request: HttpRequest, **kwargs: Any):
+    def formfield_for_foreignkey(
+        self, db_field: models.ForeignKey[Any, Any], request: HttpRequest, **kwargs: Any
+    ) -> ModelChoiceField[Any] | None:
         field = super().formfield_for_foreignkey(db_field, request, **kwargs)
         campaign_id = getattr(request, "_admin_campaign_id", None)
         related = db_field.related_model
         if (
             field is not None
+            and field.queryset is not None
             and campaign_id is not None
             and any(f.name == "campaign" for f in related._meta.get_fields())
         ):
@@ -62,21 +97,21 @@ class CampaignScopedInline(admin.TabularInline):
         return field
 
 
-class CampaignScopedAdmin(admin.ModelAdmin):
+class CampaignScopedAdmin[M: models.Model](ModelAdmin[M]):
     """Remembers the campaign of the object being edited for `CampaignScopedInline`, and
     gives new inline rows that campaign (it is not a form field)."""
 
-    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None):
+    def get_object(
+        self, request: HttpRequest, object_id: str, from_field: str | None = None
+    ) -> M | None:
         obj = super().get_object(request, object_id, from_field)
         if obj is not None:
-            request._admin_campaign_id = (  # type: ignore[attr-defined]
-                obj.pk if isinstance(obj, Campaign) else obj.campaign_id
-            )
+            # an attribute of this request only, read back by the inlines' foreign keys
+            cast(Any, request)._admin_campaign_id = _campaign_id(obj)
         return obj
 
-    def save_formset(self, request: HttpRequest, form, formset, change: bool) -> None:
-        parent = form.instance
-        campaign_id = parent.pk if isinstance(parent, Campaign) else parent.campaign_id
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
+        campaign_id = _campaign_id(form.instance)
         instances = formset.save(commit=False)
         for obj in formset.deleted_objects:
             obj.delete()
@@ -112,7 +147,7 @@ class PlayerInline(CampaignScopedInline):
 
 
 @admin.register(Campaign)
-class CampaignAdmin(CampaignScopedAdmin):
+class CampaignAdmin(CampaignScopedAdmin[Campaign]):
     list_display = ["name", "slug", "scenario", "turn_number", "day", "weather", "ended"]
     list_filter = ["scenario", "fog_of_war"]
     search_fields = ["name", "slug", "description"]
@@ -146,7 +181,7 @@ class CampaignAdmin(CampaignScopedAdmin):
 
 
 @admin.register(Side)
-class SideAdmin(admin.ModelAdmin):
+class SideAdmin(ModelAdmin[Side]):
     list_display = ["key", "name", "campaign"]
     list_filter = ["campaign"]
     search_fields = ["key", "name"]
@@ -154,7 +189,7 @@ class SideAdmin(admin.ModelAdmin):
 
 
 @admin.register(Player)
-class PlayerAdmin(CampaignScopedAdmin):
+class PlayerAdmin(CampaignScopedAdmin[Player]):
     list_display = [
         "key",
         "name",
@@ -171,16 +206,23 @@ class PlayerAdmin(CampaignScopedAdmin):
     search_fields = ["key", "name", "race"]
     list_select_related = ["campaign", "side"]
 
-    def formfield_for_foreignkey(self, db_field, request: HttpRequest, **kwargs: Any):
+    def formfield_for_foreignkey(
+        self, db_field: models.ForeignKey[Any, Any], request: HttpRequest, **kwargs: Any
+    ) -> ModelChoiceField[Any] | None:
         field = super().formfield_for_foreignkey(db_field, request, **kwargs)
         campaign_id = getattr(request, "_admin_campaign_id", None)
-        if db_field.name == "side" and campaign_id is not None:
+        if (
+            db_field.name == "side"
+            and campaign_id is not None
+            and field is not None
+            and field.queryset is not None
+        ):
             field.queryset = field.queryset.filter(campaign_id=campaign_id)
         return field
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(ModelAdmin[Membership]):
     list_display = ["user", "campaign", "role", "player"]
     list_filter = ["role", "campaign"]
     search_fields = ["user__username", "user__first_name", "campaign__name", "campaign__slug"]
@@ -192,7 +234,7 @@ class MembershipAdmin(admin.ModelAdmin):
 
 
 @admin.register(Square)
-class SquareAdmin(admin.ModelAdmin):
+class SquareAdmin(ModelAdmin[Square]):
     list_display = ["__str__", "campaign", "features", "zone"]
     list_filter = ["campaign", "zone"]
     list_select_related = ["campaign"]
@@ -201,7 +243,7 @@ class SquareAdmin(admin.ModelAdmin):
 
 
 @admin.register(Holding)
-class HoldingAdmin(admin.ModelAdmin):
+class HoldingAdmin(ModelAdmin[Holding]):
     list_display = [
         "key",
         "name",
@@ -263,7 +305,7 @@ class UnitInline(CampaignScopedInline):
 
 
 @admin.register(Force)
-class ForceAdmin(CampaignScopedAdmin):
+class ForceAdmin(CampaignScopedAdmin[Force]):
     list_display = ["key", "name", "campaign", "owner", "square", "status", "figures_lost"]
     list_filter = ["campaign", "status"]
     search_fields = ["key", "name"]
@@ -277,7 +319,7 @@ class ForceAdmin(CampaignScopedAdmin):
 
 
 @admin.register(Command)
-class CommandAdmin(CampaignScopedAdmin):
+class CommandAdmin(CampaignScopedAdmin[Command]):
     list_display = ["key", "general_name", "general_cv", "force", "campaign"]
     list_filter = ["campaign"]
     search_fields = ["key", "general_name", "force__key", "force__name"]
@@ -287,7 +329,7 @@ class CommandAdmin(CampaignScopedAdmin):
 
 
 @admin.register(Unit)
-class UnitAdmin(admin.ModelAdmin):
+class UnitAdmin(ModelAdmin[Unit]):
     list_display = ["key", "type", "speciality", "quality", "figures", "command", "campaign"]
     list_filter = ["campaign", "speciality", "quality", "mercenary"]
     search_fields = ["key", "type"]
@@ -296,7 +338,7 @@ class UnitAdmin(admin.ModelAdmin):
 
 
 @admin.register(Individual)
-class IndividualAdmin(admin.ModelAdmin):
+class IndividualAdmin(ModelAdmin[Individual]):
     list_display = ["key", "kind", "name", "points", "force", "campaign"]
     list_filter = ["campaign", "kind"]
     search_fields = ["key", "name"]
@@ -307,7 +349,7 @@ class IndividualAdmin(admin.ModelAdmin):
 # --- turns ------------------------------------------------------------------------------------
 
 
-class OrdersInline(admin.TabularInline):
+class OrdersInline(TabularInline[Orders, Turn]):
     model = Orders
     extra = 0
     fields = ["player", "status", "submitted_by", "saved_at", "confirmed_at", "orders"]
@@ -317,7 +359,7 @@ class OrdersInline(admin.TabularInline):
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # orders are given through the orders page, which validates them
 
-    def get_queryset(self, request: HttpRequest) -> models.QuerySet:
+    def get_queryset(self, request: HttpRequest) -> models.QuerySet[Orders]:
         return super().get_queryset(request).select_related("player", "submitted_by")
 
     @admin.display(description=_("orders"))
@@ -325,18 +367,17 @@ class OrdersInline(admin.TabularInline):
         return pretty_json(obj.data)
 
 
-class TurnResolutionInline(admin.TabularInline):
+class TurnResolutionInline(TabularInline[TurnResolution, Turn]):
     model = TurnResolution
     extra = 0
-    fields = ["stage", "seed", "rolls", "event_count", "created_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("stage", "seed", "rolls", "event_count", "created_at")
     show_change_link = True
     can_delete = False
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    def get_queryset(self, request: HttpRequest) -> models.QuerySet:
+    def get_queryset(self, request: HttpRequest) -> models.QuerySet[TurnResolution]:
         # the list needs counts, not the (large) JSON documents themselves
         return super().get_queryset(request).defer("state_before", "inputs")
 
@@ -350,7 +391,7 @@ class TurnResolutionInline(admin.TabularInline):
 
 
 @admin.register(Turn)
-class TurnAdmin(admin.ModelAdmin):
+class TurnAdmin(ModelAdmin[Turn]):
     list_display = [
         "campaign",
         "number",
@@ -398,7 +439,7 @@ class TurnAdmin(admin.ModelAdmin):
         return obj.seed_hash[:12]
 
     @admin.display(description=_("seed"))
-    def seed_shown(self, obj: Turn) -> str:
+    def seed_shown(self, obj: Turn) -> StrOrPromise:
         # the seed is secret until the turn is resolved: only its hash is published before
         if obj.seed is None:
             return "—"
@@ -410,13 +451,20 @@ class TurnAdmin(admin.ModelAdmin):
 
 
 @admin.register(Orders)
-class OrdersAdmin(admin.ModelAdmin):
+class OrdersAdmin(ModelAdmin[Orders]):
     list_display = ["turn", "player", "status", "submitted_by", "saved_at", "confirmed_at"]
     list_filter = ["status", "turn__campaign"]
     search_fields = ["player__key", "player__name", "turn__campaign__slug"]
     list_select_related = ["turn__campaign", "player", "submitted_by"]
-    fields = ["turn", "player", "status", "submitted_by", "saved_at", "confirmed_at", "orders"]
-    readonly_fields = fields
+    fields = readonly_fields = (
+        "turn",
+        "player",
+        "status",
+        "submitted_by",
+        "saved_at",
+        "confirmed_at",
+        "orders",
+    )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -430,20 +478,27 @@ class OrdersAdmin(admin.ModelAdmin):
 
 
 @admin.register(TurnResolution)
-class TurnResolutionAdmin(admin.ModelAdmin):
+class TurnResolutionAdmin(ModelAdmin[TurnResolution]):
     """Read-only: the record `replay_turn` checks a turn against."""
 
     list_display = ["turn", "stage", "seed", "created_at"]
     list_filter = ["stage", "turn__campaign"]
     search_fields = ["turn__campaign__slug", "turn__campaign__name"]
     list_select_related = ["turn__campaign"]
-    fields = ["turn", "stage", "seed", "created_at", "the_ledger", "the_events", "the_inputs"]
-    readonly_fields = fields
+    fields = readonly_fields = (
+        "turn",
+        "stage",
+        "seed",
+        "created_at",
+        "the_ledger",
+        "the_events",
+        "the_inputs",
+    )
 
-    def get_queryset(self, request: HttpRequest) -> models.QuerySet:
+    def get_queryset(self, request: HttpRequest) -> models.QuerySet[TurnResolution]:
         qs = super().get_queryset(request).defer("state_before")
         match = request.resolver_match
-        if match is not None and match.url_name.endswith("_changelist"):
+        if match is not None and (match.url_name or "").endswith("_changelist"):
             # the change list shows none of the big JSON documents
             qs = qs.defer("inputs", "ledger", "events")
         return qs
@@ -468,7 +523,7 @@ class TurnResolutionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Sighting)
-class SightingAdmin(admin.ModelAdmin):
+class SightingAdmin(ModelAdmin[Sighting]):
     list_display = ["campaign", "side_key", "force_key", "x", "y", "turn_number", "status"]
     list_filter = ["campaign", "side_key"]
     search_fields = ["force_key"]
@@ -476,7 +531,7 @@ class SightingAdmin(admin.ModelAdmin):
 
 
 @admin.register(Invitation)
-class InvitationAdmin(admin.ModelAdmin):
+class InvitationAdmin(ModelAdmin[Invitation]):
     list_display = [
         "campaign",
         "role",

@@ -8,6 +8,7 @@ from operator import itemgetter
 from typing import Any
 
 from django.db import connections, models, router
+from django.db.models import ForeignObjectRel
 
 from campaign.models import Campaign
 
@@ -21,18 +22,20 @@ def rows_sync(
     fields = list(next(iter(wanted.values()), {}))
     existing = {
         row[1]: (row[0], row[2:])
-        for row in model.objects.filter(campaign=campaign).values_list("pk", "key", *fields)
+        for row in model._default_manager.filter(campaign=campaign).values_list(
+            "pk", "key", *fields
+        )
     }
     gone = [pk for key, (pk, _) in existing.items() if key not in wanted]
     if gone:
-        model.objects.filter(pk__in=gone).delete()
-    new_rows = [
-        model(key=key, campaign=campaign, **vals)
+        model._default_manager.filter(pk__in=gone).delete()
+    new_rows = {
+        key: model(key=key, campaign=campaign, **vals)
         for key, vals in wanted.items()
         if key not in existing
-    ]
+    }
     if new_rows:
-        model.objects.bulk_create(new_rows)
+        model._default_manager.bulk_create(list(new_rows.values()))
     changed: list[tuple[int, dict[str, Any]]] = []
     diff: set[str] = set()
     as_row = itemgetter(*fields) if len(fields) > 1 else lambda vals: tuple(vals[f] for f in fields)
@@ -48,7 +51,7 @@ def rows_sync(
     if changed:
         bulk_update(model, changed, sorted(diff))
     pks = {key: pk for key, (pk, _) in existing.items() if key in wanted}
-    pks.update({r.key: r.pk for r in new_rows})
+    pks.update({key: r.pk for key, r in new_rows.items()})
     return pks
 
 
@@ -60,18 +63,19 @@ def bulk_update(
     which costs about 80 ms of Python for the 165 forces that move in a 240-force turn."""
     conn = connections[router.db_for_write(model)]
     if conn.vendor != "postgresql":
-        model.objects.bulk_update(
+        model._default_manager.bulk_update(
             [model(pk=pk, **{f: vals[f] for f in fields}) for pk, vals in changed], fields
         )
         return
     meta = model._meta
-    cols = [meta.get_field(f) for f in fields]
+    pk_field, pk_column = _stored(meta.pk)
+    cols = [_stored(meta.get_field(f)) for f in fields]
     qn = conn.ops.quote_name
-    pk_col = qn(meta.pk.column)
-    names = ", ".join([pk_col, *(qn(c.column) for c in cols)])
-    casts = [meta.pk.cast_db_type(conn), *(c.cast_db_type(conn) for c in cols)]
+    pk_col = qn(pk_column)
+    names = ", ".join([pk_col, *(qn(column) for _c, column in cols)])
+    casts = [pk_field.cast_db_type(conn), *(c.cast_db_type(conn) for c, _column in cols)]
     row_sql = "(" + ", ".join(f"%s::{cast}" for cast in casts) + ")"
-    sets = ", ".join(f"{qn(c.column)} = v.{qn(c.column)}" for c in cols)
+    sets = ", ".join(f"{qn(column)} = v.{qn(column)}" for _c, column in cols)
     per_row = len(casts)
     limit = conn.features.max_query_params  # None with client-side binding (the default)
     batch = max(1, limit // per_row) if limit else len(changed)
@@ -82,7 +86,8 @@ def bulk_update(
             for pk, vals in part:
                 params.append(pk)
                 params.extend(
-                    c.get_db_prep_save(vals[f], conn) for c, f in zip(cols, fields, strict=True)
+                    c.get_db_prep_save(vals[f], conn)
+                    for (c, _column), f in zip(cols, fields, strict=True)
                 )
             cursor.execute(
                 f"UPDATE {qn(meta.db_table)} AS t SET {sets} "
@@ -90,3 +95,12 @@ def bulk_update(
                 f"WHERE t.{pk_col} = v.{pk_col}",
                 params,
             )
+
+
+def _stored(
+    field: models.Field[Any, Any] | ForeignObjectRel,
+) -> tuple[models.Field[Any, Any], str]:
+    """A field the rows store, with its column (a reverse relation has none)."""
+    if isinstance(field, ForeignObjectRel) or field.column is None:
+        raise TypeError(f"{field} has no column of its own to update")
+    return field, field.column

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -116,7 +116,7 @@ def sightings_record(*, campaign: Campaign, state: CampaignState) -> None:
     """Remember, per side, where each enemy force it can see stands now (two queries, however
     many forces and sides). Forces that left play are forgotten."""
     side_of = {p.id: p.side for p in state.players}
-    rows = []
+    rows: list[Sighting] = []
     for side_key in sorted(set(side_of.values())):
         seen = visible_force_keys(state, side_key)
         rows.extend(
@@ -244,18 +244,19 @@ def lens_for(
     forces, member_force = _stage_ids(states, events)
     players = frozenset(p.id for s in states for p in s.players)
     holdings = frozenset(h.id for s in states for h in s.holdings)
-    common = {
-        "forces": frozenset(forces),
-        "member_force": member_force,
-        "players": players,
-        "battles": frozenset(battle_sides),
-        "holdings": holdings,
-    }
+    common = Lens(
+        everything=False,
+        forces=frozenset(forces),
+        member_force=member_force,
+        players=players,
+        battles=frozenset(battle_sides),
+        holdings=holdings,
+    )
     if viewer.sees_everything:
-        return Lens(everything=True, seen_forces=frozenset(forces), **common)
+        return replace(common, everything=True, seen_forces=frozenset(forces))
     side = viewer.side_key
     if side is None:  # an observer following no side sees only what is map-wide
-        return Lens(everything=False, **common)
+        return common
     own: set[str] = set()
     seen: set[str] = set()
     watched: set[Coord] = set()
@@ -270,15 +271,14 @@ def lens_for(
         watched |= w
         seen |= visible_force_keys(s, side)
         seen_holdings.update(h.id for h in s.holdings if h.square in w)
-    return Lens(
-        everything=False,
+    return replace(
+        common,
         seen_forces=frozenset(own | (seen & forces)),
         own_forces=frozenset(own),
         own_players=frozenset(own_players),
         seen_battles=frozenset(b for b, sides in battle_sides.items() if side in sides),
         seen_holdings=frozenset(seen_holdings),
         watched=frozenset(watched),
-        **common,
     )
 
 

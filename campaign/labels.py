@@ -197,7 +197,9 @@ def features_label(features: Iterable[str]) -> str:
     return ", ".join(names) or in_sentence(label(FEATURE, Feature.OPEN))
 
 
-def choices(table: Mapping[str, Any], members: Iterable[Enum] | None = None) -> list[tuple]:
+def choices(
+    table: Mapping[str, Any], members: Iterable[Enum] | None = None
+) -> list[tuple[str, Any]]:
     """(value, name) pairs for a form or model field, in the table's order (or `members`')."""
     keys = [m.value for m in members] if members is not None else list(table)
     return [(str(k), table[k]) for k in keys]

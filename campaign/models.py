@@ -8,6 +8,7 @@ per campaign, so that a state, an export and the ledger all speak of the same th
 from __future__ import annotations
 
 import hashlib
+from typing import ClassVar
 
 from django.conf import settings
 from django.db import models
@@ -410,7 +411,7 @@ class TurnResolution(models.Model):
         AFTER = "after-battles", _("Phases 4–8")
 
     # Phases 0–2 run before Phases 4–8: the order stages are exported and replayed in
-    STAGE_ORDER = {Stage.TURN: 0, Stage.AFTER: 1}
+    STAGE_ORDER: ClassVar[dict[str, int]] = {Stage.TURN: 0, Stage.AFTER: 1}
     # `inputs` key of a Phases 4–8 run given its dice (tests): the values it used, which the
     # replay check re-uses (and says so)
     SCRIPTED_DICE = "scripted-dice"

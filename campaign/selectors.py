@@ -6,7 +6,7 @@ the battles app need (the current turn, the active players, how a user is named)
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils.translation import gettext as _
 
@@ -14,7 +14,7 @@ from campaign.errors import ServiceError, SetupInProgress
 from campaign.models import Campaign, Membership, Player, Turn
 
 
-def campaigns_list_for_user(*, user: AbstractBaseUser | AnonymousUser) -> QuerySet[Campaign]:
+def campaigns_list_for_user(*, user: User | AnonymousUser) -> QuerySet[Campaign]:
     """The campaigns `user` may open, by name: staff see them all, anyone else those they
     belong to, an anonymous visitor none. Each carries `user_role`, the user's membership
     role ("gm", "player", "observer"), or None where a staff user is not a member."""
@@ -44,8 +44,8 @@ def players_active(*, campaign: Campaign) -> list[Player]:
     return list(campaign.players.filter(surrendered=False).order_by("position", "key"))
 
 
-def user_label(user: object) -> str:
+def user_label(user: User | None) -> str:
     """How a user is named on the pages: full name, else user name."""
     if user is None:
         return _("someone no longer registered")
-    return user.get_full_name() or user.get_username()  # type: ignore[attr-defined]
+    return user.get_full_name() or user.get_username()

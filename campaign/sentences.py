@@ -92,7 +92,7 @@ def _force_tested(e: EventData, n: Names) -> str:
         "force": n.force(e.get("force_id")),
         "requested": label(STATUS, e.get("requested")),
         "total": e.get("total"),
-        "outcome": label(FORCE_TEST_OUTCOMES | STATUS, e.get("outcome")),
+        "outcome": label({**FORCE_TEST_OUTCOMES, **STATUS}, e.get("outcome")),
         "old": label(STATUS, e.get("old_status")),
         "new": label(STATUS, e.get("new_status")),
     }
@@ -260,7 +260,7 @@ def _orders_missing(e: EventData, n: Names) -> str:
 @renders("BattleResolved")
 def _battle_resolved(e: EventData, n: Names) -> str:
     bid = e.get("battle_id")
-    sides = n.battle_sides.get(bid, {})
+    sides = n.battle_sides.get(bid, {}) if bid is not None else {}
     results = ", ".join(
         _("%(side)s %(outcome)s")
         % {"side": sides.get(key, key), "outcome": label(OUTCOME_PHRASE, outcome)}

@@ -46,7 +46,7 @@ RETRY: dict[str, Any] = {
 }
 
 
-def enqueue_on_commit(task: Task | str, *args: Any) -> None:
+def enqueue_on_commit(task: Task[..., Any] | str, *args: Any) -> None:
     """Queue `task(*args)` once the current transaction commits; `task` may be given by name
     (a service that its own tasks call names them). `robust`: a task that cannot be queued is
     logged and never undoes the transaction that asked for it (what the database holds is

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -140,7 +141,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
 # Email (Django 6.1 configures it with MAILERS): printed on the console.
-MAILERS = {
+MAILERS: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"},
 }
 

@@ -7,17 +7,18 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
+from campaign.admin import ModelAdmin
 from notifications.models import Notification, NotificationPreference
 
 
 @admin.register(Notification)
-class NotificationAdmin(admin.ModelAdmin):
+class NotificationAdmin(ModelAdmin[Notification]):
     list_display = ["created_at", "user", "campaign", "turn", "kind", "status", "sent_at"]
     list_filter = ["status", "kind", "campaign"]
     search_fields = ["user__username", "user__email", "subject"]
     list_select_related = ["user", "campaign", "turn__campaign"]
     date_hierarchy = "created_at"
-    fields = [
+    fields = readonly_fields = (
         "user",
         "campaign",
         "turn",
@@ -30,8 +31,7 @@ class NotificationAdmin(admin.ModelAdmin):
         "subject",
         "url",
         "body",
-    ]
-    readonly_fields = fields
+    )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # written by the notification services
@@ -41,7 +41,7 @@ class NotificationAdmin(admin.ModelAdmin):
 
 
 @admin.register(NotificationPreference)
-class NotificationPreferenceAdmin(admin.ModelAdmin):
+class NotificationPreferenceAdmin(ModelAdmin[NotificationPreference]):
     list_display = ["user", "kind", "enabled"]
     list_filter = ["kind", "enabled"]
     search_fields = ["user__username"]

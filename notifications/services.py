@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.mail import EmailMessage
 from django.db import transaction
 from django.template.loader import render_to_string
@@ -43,7 +44,7 @@ class DeliveryFailed(Retryable):
 # --- preferences -----------------------------------------------------------------------------
 
 
-def preference_enabled(*, user, kind: str) -> bool:
+def preference_enabled(*, user: User, kind: str) -> bool:
     """Whether `user` wants notifications of `kind`: no to all of them wins, then the kind's
     own choice; with no choice made, yes."""
     prefs = dict(
@@ -57,7 +58,7 @@ def preference_enabled(*, user, kind: str) -> bool:
 
 
 @transaction.atomic
-def preference_set(*, user, kind: str, enabled: bool) -> NotificationPreference:
+def preference_set(*, user: User, kind: str, enabled: bool) -> NotificationPreference:
     if kind not in dict(NotificationPreference.KINDS):
         raise ValueError(f"Unknown notification kind {kind!r}.")
     pref, _created = NotificationPreference.objects.update_or_create(
@@ -71,7 +72,7 @@ def preference_set(*, user, kind: str, enabled: bool) -> NotificationPreference:
 
 def notification_send(
     *,
-    user,
+    user: User,
     turn: Turn,
     kind: str,
     subject: str,
@@ -113,7 +114,7 @@ def notification_send(
     return locked
 
 
-def _deliver(n: Notification, user) -> None:
+def _deliver(n: Notification, user: User) -> None:
     if not preference_enabled(user=user, kind=n.kind):
         n.status, n.error = Notification.Status.SKIPPED_OPT_OUT, ""
         return
@@ -173,11 +174,11 @@ def _members(
     return list(qs.order_by("pk"))
 
 
-def _in_language(fn):
+def _in_language[**P, T](fn: Callable[P, T]) -> Callable[P, T]:
     """Emails are written in the site's language, whatever the request that caused them."""
 
     @functools.wraps(fn)
-    def wrapped(*args, **kwargs):
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> T:
         with translation.override(settings.LANGUAGE_CODE):
             return fn(*args, **kwargs)
 
@@ -252,6 +253,7 @@ def notify_reminders_due(*, now: datetime | None = None) -> list[Notification]:
     )
     sent = []
     for turn in turns:
+        assert turn.deadline is not None  # the query took turns with a deadline only
         if turn.opened_at is not None and turn.deadline - turn.opened_at <= REMINDER_BEFORE:
             continue
         confirmed = set(
@@ -306,6 +308,7 @@ def notify_battle(*, battle_id: int) -> list[Notification]:
     url = _campaign_url(campaign)
     sent = []
     for m in _members(campaign, roles=[Membership.Role.PLAYER], player_keys=involved):
+        assert m.player is not None  # the members were taken by their player's key
         mine = [s for s in sides if m.player.key in s[1]]
         theirs = [s for s in sides if m.player.key not in s[1]]
         context = {
@@ -356,6 +359,7 @@ def notify_missing_orders(*, turn_id: int) -> list[Notification]:
     url = _campaign_url(turn.campaign)
     sent = []
     for m in _members(turn.campaign, roles=[Membership.Role.PLAYER], player_keys=held):
+        assert m.player is not None  # the members were taken by their player's key
         forces = [names.get(f, f) for f in held[m.player.key]]
         sent.append(
             notification_send(

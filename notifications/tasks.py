@@ -5,6 +5,8 @@ message once) and retried with backoff when the database or the mailer fails
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
 
 from battles.models import Battle
@@ -37,7 +39,7 @@ def notify_turn_resolved_task(turn_id: int) -> int:
     return len(services.notify_turn_resolved(turn_id=turn_id))
 
 
-def enqueue_phases_0_2_notices(*, turn_id: int, events: list[dict]) -> None:
+def enqueue_phases_0_2_notices(*, turn_id: int, events: list[dict[str, Any]]) -> None:
     """Called inside the Phases 0–2 transaction: once it commits, a notice for each battle it
     created and one for the players whose forces acted without orders."""
     for battle_id in Battle.objects.filter(turn_id=turn_id).values_list("pk", flat=True):

@@ -10,7 +10,7 @@ report polls for them, and htmx stops once they are in.
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
@@ -21,12 +21,12 @@ from battles.models import Battle
 from battles.packs import battle_get_for_viewer
 from battles.views.odds import odds_context
 from battles.views.pack import result_url
-from campaign.access import campaign_viewer
+from campaign.access import HtmxHttpRequest, campaign_viewer
 
 
 @never_cache
 @require_GET
-def history(request: HttpRequest, slug: str) -> HttpResponse:
+def history(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     viewer = campaign_viewer(request, slug)
     turns = battle_turns_list_for_viewer(viewer=viewer)
     raw = request.GET.get("turn", "")
@@ -45,7 +45,7 @@ def history(request: HttpRequest, slug: str) -> HttpResponse:
 
 @never_cache
 @require_GET
-def detail(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+def detail(request: HtmxHttpRequest, slug: str, key: str) -> HttpResponse:
     viewer = campaign_viewer(request, slug)
     battle = battle_get_for_viewer(viewer=viewer, key=key)
     if battle is None:

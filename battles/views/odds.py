@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
@@ -23,14 +23,14 @@ from battles.packs import battle_get_for_viewer
 from battles.roster import battle_roster_get
 from battles.selectors import battle_odds_get
 from battles.tasks import battle_odds_task
-from campaign.access import Viewer, campaign_viewer
+from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer
 from config.celery import enqueue_on_commit
 
 PANEL = "battles/odds_panel.html"
 LOSSES = ("killed", "fled", "left_oppose", "left_retreat", "points")
 
 
-def odds_rows(odds: dict, names: dict[str, str]) -> list[dict[str, Any]]:
+def odds_rows(odds: dict[str, Any], names: dict[str, str]) -> list[dict[str, Any]]:
     """The odds table's rows, side a then side b (`names`: each side's name by key), in
     percent, with the expected losses in the order of `LOSSES`."""
     rows = []
@@ -71,7 +71,7 @@ def odds_context(viewer: Viewer, battle: Battle, *, predicted: bool = False) -> 
 
 @never_cache
 @require_GET
-def odds(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+def odds(request: HtmxHttpRequest, slug: str, key: str) -> HttpResponse:
     """The odds panel (htmx) or a page with it."""
     viewer = campaign_viewer(request, slug)
     battle = battle_get_for_viewer(viewer=viewer, key=key)

@@ -22,7 +22,7 @@ from battles.packs import (
     pack_sheets_list,
 )
 from battles.views.odds import odds_context
-from campaign.access import Viewer, campaign_viewer
+from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer
 
 
 def result_url(viewer: Viewer, battle: Battle) -> str:
@@ -38,7 +38,7 @@ def result_url(viewer: Viewer, battle: Battle) -> str:
 
 @never_cache
 @require_GET
-def pack(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+def pack(request: HtmxHttpRequest, slug: str, key: str) -> HttpResponse:
     """One battle's pack; an htmx request gets the sheet alone."""
     viewer = campaign_viewer(request, slug)
     battle = battle_get_for_viewer(viewer=viewer, key=key)

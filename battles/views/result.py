@@ -38,7 +38,7 @@ from battles.rights import BattleRights, battle_rights_for_viewer
 from battles.roster import COUNTS, Roster, battle_roster_get
 from battles.selectors import battle_audit_list, battle_photos_list
 from battles.views.odds import odds_context
-from campaign.access import NotAllowed, Viewer, campaign_viewer
+from campaign.access import HtmxHttpRequest, NotAllowed, Viewer, campaign_viewer
 from campaign.errors import ServiceError
 from campaign.selectors import user_label
 
@@ -78,7 +78,7 @@ def result(request: HttpRequest, slug: str, key: str) -> HttpResponse:
 
 @never_cache
 @require_GET
-def photo(request: HttpRequest, slug: str, key: str, pk: int) -> HttpResponse:
+def photo(request: HttpRequest, slug: str, key: str, pk: int) -> FileResponse:
     """A photo of the battle, for those who may see the battle."""
     viewer = campaign_viewer(request, slug)
     battle = _battle(viewer, key)
@@ -89,14 +89,14 @@ def photo(request: HttpRequest, slug: str, key: str, pk: int) -> HttpResponse:
         handle = item.file.open("rb")
     except FileNotFoundError:
         raise Http404("No such photo.") from None
-    kind = mimetypes.guess_type(item.file.name)[0] or "application/octet-stream"
+    kind = mimetypes.guess_type(item.file.name or "")[0] or "application/octet-stream"
     return FileResponse(handle, content_type=kind)
 
 
 # --- the actions: the result form ------------------------------------------------------------
 
 
-def _entry(request: HttpRequest, slug: str, key: str, action: str) -> HttpResponse:
+def _entry(request: HtmxHttpRequest, slug: str, key: str, action: str) -> HttpResponse:
     """Check the typed result (`preview`), or enter it, or settle it (`override`)."""
     viewer = campaign_viewer(request, slug)
     battle = _battle(viewer, key)
@@ -119,7 +119,7 @@ def _entry(request: HttpRequest, slug: str, key: str, action: str) -> HttpRespon
         if action == "preview" and request.htmx:
             return render(request, f"{TEMPLATE}#live", {**context, "oob": True})
         return render(request, TEMPLATE, context, status=200 if action == "preview" else 400)
-    campaign, user = viewer.campaign, request.user
+    campaign, user = viewer.campaign, viewer.user
     report_text = form.cleaned_data.get("report_text", "")
     try:
         if action == "override":
@@ -157,17 +157,17 @@ def _is_entry_error(e: ServiceError) -> bool:
 
 
 @require_POST
-def result_preview(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+def result_preview(request: HtmxHttpRequest, slug: str, key: str) -> HttpResponse:
     return _entry(request, slug, key, "preview")
 
 
 @require_POST
-def result_enter(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+def result_enter(request: HtmxHttpRequest, slug: str, key: str) -> HttpResponse:
     return _entry(request, slug, key, "enter")
 
 
 @require_POST
-def result_override(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+def result_override(request: HtmxHttpRequest, slug: str, key: str) -> HttpResponse:
     return _entry(request, slug, key, "override")
 
 
@@ -213,7 +213,7 @@ def result_confirm(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     ) -> str | None:
         if not rights.can_confirm:
             raise NotAllowed(_("You cannot confirm this result."))
-        services.battle_result_confirm(campaign=viewer.campaign, battle=battle, user=request.user)
+        services.battle_result_confirm(campaign=viewer.campaign, battle=battle, user=viewer.user)
         return _("You confirmed the result of battle %(battle)s.")
 
     return _action(request, slug, key, act)
@@ -230,7 +230,7 @@ def result_dispute(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         if data is None:
             return None
         services.battle_result_dispute(
-            campaign=viewer.campaign, battle=battle, user=request.user, note=data["note"]
+            campaign=viewer.campaign, battle=battle, user=viewer.user, note=data["note"]
         )
         return _("You disputed the result of battle %(battle)s: the game master settles it.")
 
@@ -250,7 +250,7 @@ def result_resolver(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         services.battle_resolver_set(
             campaign=viewer.campaign,
             battle=battle,
-            user=request.user,
+            user=viewer.user,
             resolver=data["resolver"],
             auto_at_deadline=data["auto_at_deadline"],
         )
@@ -266,7 +266,7 @@ def result_auto(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     ) -> str | None:
         if not rights.can_set_resolver:
             raise NotAllowed(_("Only the game master can auto-resolve a battle."))
-        services.battle_auto_resolve(campaign=viewer.campaign, battle=battle, user=request.user)
+        services.battle_auto_resolve(campaign=viewer.campaign, battle=battle, user=viewer.user)
         return _("The tactical engine fought battle %(battle)s: its result is settled.")
 
     return _action(request, slug, key, act)
@@ -285,7 +285,7 @@ def result_photo(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         services.battle_photo_add(
             campaign=viewer.campaign,
             battle=battle,
-            user=request.user,
+            user=viewer.user,
             file=data["photo"],
             caption=data["caption"],
         )
@@ -322,7 +322,9 @@ def _initial(battle: Battle) -> dict[str, Any]:
     return {**BattleResultForm.initial_from(battle.result), "report_text": battle.report_text}
 
 
-def _tables(form: BattleResultForm, roster: Roster, check: ResultCheck | None) -> list:
+def _tables(
+    form: BattleResultForm, roster: Roster, check: ResultCheck | None
+) -> list[dict[str, Any]]:
     """Per side: each unit with its four count fields, figures left and row errors; each
     general and character with its fate field; the side's totals."""
     tables = []

@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from battles.models import Battle
 from campaign import adapters
@@ -84,21 +84,18 @@ def campaign_export(*, campaign: Campaign) -> dict[str, Any]:
             ),
             key=lambda u: u["username"],
         ),
-        "memberships": sorted(
-            (
-                {
-                    "username": m.user.get_username(),
-                    "role": m.role,
-                    "player": m.player.key if m.player else None,
-                }
-                for m in memberships
-            ),
-            key=lambda m: m["username"],
-        ),
+        "memberships": [
+            {
+                "username": m.user.get_username(),
+                "role": m.role,
+                "player": m.player.key if m.player else None,
+            }
+            for m in sorted(memberships, key=lambda m: m.user.get_username())
+        ],
         "turns": _turns(campaign, turns, orders),
         "battles": _battles(campaign),
     }
-    return plain(data)
+    return cast(dict[str, Any], plain(data))  # `plain` keeps a dict a dict
 
 
 def _turns(campaign: Campaign, turns: list[Turn], orders: list[Orders]) -> list[dict[str, Any]]:

@@ -4,7 +4,7 @@ transaction, or nothing at all, with a message that says what is wrong with the 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -16,7 +16,7 @@ from battles.models import Battle
 from campaign import adapters
 from campaign.errors import ServiceError
 from campaign.exchange.export import FORMAT, VERSION, clock_from_carry
-from campaign.models import Campaign, Membership, Orders, Side, Turn, TurnResolution
+from campaign.models import Campaign, Membership, Orders, Player, Side, Turn, TurnResolution
 from rules import FormatError, RulesError, to_data
 
 
@@ -97,7 +97,7 @@ def _campaign_create(data: dict[str, Any]) -> Campaign:
 
 
 def _turns_create(
-    campaign: Campaign, data: dict[str, Any], players: dict[str, Any], users: dict[str, Any]
+    campaign: Campaign, data: dict[str, Any], players: dict[str, Player], users: dict[str, Any]
 ) -> dict[int, Turn]:
     """The turns, with their orders and stored resolutions."""
     now = timezone.now()
@@ -210,10 +210,12 @@ def _choice(choices: Any, value: Any, what: str) -> str:
         raise ServiceError(
             f"Malformed export: {value!r} is not a {what} ({', '.join(choices.values)})."
         )
-    return value
+    return cast(str, value)  # one of the choices' values
 
 
-def _player(players: dict[str, Any], key: str | None, *, required: bool = False):
+def _player(
+    players: dict[str, Player], key: str | None, *, required: bool = False
+) -> Player | None:
     if key is None and not required:
         return None
     if key not in players:

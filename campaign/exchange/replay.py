@@ -87,7 +87,7 @@ def _scripted(r: TurnResolution) -> list[int] | None:
     return r.inputs.get(TurnResolution.SCRIPTED_DICE)
 
 
-def _rerun(r: TurnResolution) -> tuple[list[dict], list[dict]]:
+def _rerun(r: TurnResolution) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     state = adapters.state_before(r)
     scripted = _scripted(r)
     inputs = {
@@ -109,7 +109,9 @@ def _rerun(r: TurnResolution) -> tuple[list[dict], list[dict]]:
     return plain([x.to_dict() for x in out.ledger]), plain([e.to_dict() for e in out.events])
 
 
-def _ledger_diff(stage: str, stored: list[dict], replayed: list[dict]) -> list[str]:
+def _ledger_diff(
+    stage: str, stored: list[dict[str, Any]], replayed: list[dict[str, Any]]
+) -> list[str]:
     out = []
     for i in range(max(len(stored), len(replayed))):
         a = stored[i] if i < len(stored) else None
@@ -122,7 +124,9 @@ def _ledger_diff(stage: str, stored: list[dict], replayed: list[dict]) -> list[s
     return out
 
 
-def _events_diff(stage: str, stored: list[dict], replayed: list[dict]) -> list[str]:
+def _events_diff(
+    stage: str, stored: list[dict[str, Any]], replayed: list[dict[str, Any]]
+) -> list[str]:
     out = []
     for i in range(max(len(stored), len(replayed))):
         a = stored[i] if i < len(stored) else None
@@ -133,7 +137,7 @@ def _events_diff(stage: str, stored: list[dict], replayed: list[dict]) -> list[s
     return out
 
 
-def _describe(stored: dict | None, replayed: dict | None) -> str:
+def _describe(stored: dict[str, Any] | None, replayed: dict[str, Any] | None) -> str:
     """The two values, or for two entries only the fields that differ."""
     if stored is None:
         return f"not stored, replay gives {_short(replayed)}"

@@ -229,10 +229,11 @@ def _territory(scene: _Scene) -> tuple[tuple[Layer, ...], dict[str, str]]:
     w = gmap.width
     zone_grid: list[str | None] = [None] * (w * gmap.height)
     tints: dict[str, str] = {}  # the tint depends on the zone only
+    me = scene.me  # relative to the viewer's army when he has one (`scene.relative`)
     for c, zone in gmap.zones.items():
         tint = tints.get(zone)
         if tint is None:
-            tint = tints[zone] = state.territory(scene.me, c).value if scene.relative else zone
+            tint = tints[zone] = state.territory(me, c).value if me is not None else zone
         if tint != Territory.NEUTRAL.value:
             zone_grid[c[1] * w + c[0]] = tint
     paths, edges = grid_paths(zone_grid, w), grid_edges(zone_grid, w)

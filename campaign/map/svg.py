@@ -58,8 +58,8 @@ PALETTE = (
 def squares_path(squares: Iterable[Coord]) -> str:
     """One path for a set of squares: each horizontal run of a row is one rectangle."""
     rows: dict[int, list[int]] = defaultdict(list)
-    for x, y in squares:
-        rows[y].append(x)
+    for sx, sy in squares:
+        rows[sy].append(sx)
     parts: list[str] = []
     for y in sorted(rows):
         xs = sorted(set(rows[y]))

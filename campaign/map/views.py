@@ -12,13 +12,13 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from campaign.access import campaign_viewer
+from campaign.access import HtmxHttpRequest, campaign_viewer
 from campaign.map.build import map_model_for
 
 
 @never_cache
 @require_GET
-def map_page(request: HttpRequest, slug: str) -> HttpResponse:
+def map_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The map with its legend; an htmx request (the refresh link) gets only the map panel."""
     viewer = campaign_viewer(request, slug)
     context = {"campaign": viewer.campaign, "viewer": viewer, "map": map_model_for(viewer=viewer)}

@@ -4,6 +4,7 @@ written as "x,y", and the rules' order errors in words for people, beside their 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from django import forms
@@ -29,7 +30,7 @@ def squares_parse(text: str) -> tuple[Coord, ...]:
     return squares
 
 
-def squares_format(squares) -> str:
+def squares_format(squares: Iterable[Coord]) -> str:
     return "; ".join(f"{x},{y}" for x, y in squares)
 
 

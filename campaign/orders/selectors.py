@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import TypedDict
 
 from django.utils.translation import gettext as _
 
@@ -26,6 +27,7 @@ from rules import (
     Force,
     ForceOrders,
     FormatError,
+    General,
     Modifier,
     PlayerOrders,
     Status,
@@ -109,7 +111,7 @@ class ForceCard(ForceFacts):
         return self.force.square
 
     @property
-    def leader(self):
+    def leader(self) -> General | None:
         return self.force.leader
 
     @property
@@ -351,13 +353,23 @@ class ForceTestChances:
 OUTCOME_ORDER = ("ok", "defend", "confused", "unsteady", "shattered", "destroyed")
 
 
+class _ForceTestInputs(TypedDict):
+    """What R5.2 reads of a force and its square (`rules.force_test_modifiers`)."""
+
+    cv: int
+    status: Status
+    features: frozenset[Feature]
+    territory: Territory
+    snow: int
+
+
 def force_test_chances_get(
     *, state: CampaignState, force: Force, requested: Status
 ) -> ForceTestChances:
     """R5.2 for `force` asking for `requested` now: leader CV, its status, a mountain square,
     the territory and (Incursion) snow, exactly as Phase 1 will apply them. The distribution
     is in sixths, so each chance is turned back into an exact fraction."""
-    kwargs = {
+    kwargs: _ForceTestInputs = {
         "cv": force.cv,
         "status": force.status,
         "features": state.map.features_at(force.square),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -55,7 +56,12 @@ def _open_turn(turn: Turn) -> Turn:
 
 @transaction.atomic
 def orders_submit(
-    *, player: Player, turn: Turn, data: dict[str, Any], confirm: bool = False, user=None
+    *,
+    player: Player,
+    turn: Turn,
+    data: dict[str, Any],
+    confirm: bool = False,
+    user: User | None = None,
 ) -> Orders:
     """Save (and optionally confirm) a player's orders for an open turn. Invalid orders are
     refused with every error; orders for a closed turn are refused and whatever was saved
@@ -111,7 +117,7 @@ def _check_force(player: Player, force_key: str) -> None:
 
 
 def _save(
-    player: Player, turn: Turn, row: Orders | None, data: dict[str, Any], user
+    player: Player, turn: Turn, row: Orders | None, data: dict[str, Any], user: User | None
 ) -> OrdersSaved:
     was_confirmed = row is not None and row.status == Orders.Status.CONFIRMED
     orders = orders_submit(player=player, turn=turn, data=data, confirm=False, user=user)
@@ -120,7 +126,7 @@ def _save(
 
 @transaction.atomic
 def force_orders_save(
-    *, player: Player, turn: Turn, force_orders: ForceOrders, user=None
+    *, player: Player, turn: Turn, force_orders: ForceOrders, user: User | None = None
 ) -> OrdersSaved:
     """Save one force's orders into the player's orders for the turn, keeping the rest as
     saved (other forces, initiative priority, reinforcement requests)."""
@@ -134,7 +140,9 @@ def force_orders_save(
 
 
 @transaction.atomic
-def force_orders_clear(*, player: Player, turn: Turn, force_key: str, user=None) -> OrdersSaved:
+def force_orders_clear(
+    *, player: Player, turn: Turn, force_key: str, user: User | None = None
+) -> OrdersSaved:
     """Remove one force's orders: it keeps its status and does not move (R5.1.4)."""
     _check_force(player, force_key)
     turn, row = _locked(player, turn)
@@ -144,7 +152,7 @@ def force_orders_clear(*, player: Player, turn: Turn, force_key: str, user=None)
 
 
 @transaction.atomic
-def orders_confirm(*, player: Player, turn: Turn, user=None) -> Orders:
+def orders_confirm(*, player: Player, turn: Turn, user: User | None = None) -> Orders:
     """Confirm the player's saved orders (with none saved: every force holds, R5.1.4).
     They stay editable until the turn closes; an edit makes them "saved" again."""
     turn, row = _locked(player, turn)
@@ -153,7 +161,7 @@ def orders_confirm(*, player: Player, turn: Turn, user=None) -> Orders:
 
 
 @transaction.atomic
-def orders_unconfirm(*, player: Player, turn: Turn, user=None) -> Orders | None:
+def orders_unconfirm(*, player: Player, turn: Turn, user: User | None = None) -> Orders | None:
     """Withdraw the confirmation; the orders stay saved as they are."""
     turn, row = _locked(player, turn)
     if row is None or row.status != Orders.Status.CONFIRMED:

@@ -25,7 +25,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from battles.selectors import what_if_hash, what_if_input_get, what_if_odds_get
 from battles.tasks import what_if_odds_task
 from battles.views.odds import odds_rows
-from campaign.access import Viewer, campaign_viewer, require_player
+from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer, require_player
 from campaign.errors import TurnNotOpen
 from campaign.labels import STATUS, WEATHER, features_label, label
 from campaign.map.model import Clickable
@@ -160,7 +160,7 @@ def _editor(
 
 
 def _render_card(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     viewer: Viewer,
     page: OrdersPage,
     ctx: dict[str, Any],
@@ -202,7 +202,7 @@ def orders(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def orders_force(request: HttpRequest, slug: str, force_key: str) -> HttpResponse:
+def orders_force(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpResponse:
     """One force's orders: GET the editor (or, with `view=summary`, the summary card), POST
     save them (or, with `clear`, remove them)."""
     viewer, page = _player_page(request, slug)
@@ -219,7 +219,7 @@ def orders_force(request: HttpRequest, slug: str, force_key: str) -> HttpRespons
     if "clear" in request.POST:
         try:
             saved = force_orders_clear(
-                player=page.player, turn=page.turn, force_key=card.key, user=request.user
+                player=page.player, turn=page.turn, force_key=card.key, user=viewer.user
             )
         except TurnNotOpen:
             return _refused(request, viewer, page, card)
@@ -238,7 +238,7 @@ def orders_force(request: HttpRequest, slug: str, force_key: str) -> HttpRespons
 
 
 @require_POST
-def orders_path(request: HttpRequest, slug: str, force_key: str) -> HttpResponse:
+def orders_path(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpResponse:
     """A click on the path map (or on a step of the path list): the server adds or removes
     the step, checks the whole of the orders and saves them, together with the rest of the
     force's form. A refused step stays on the map, marked, with the error beside the path."""
@@ -258,7 +258,7 @@ def orders_path(request: HttpRequest, slug: str, force_key: str) -> HttpResponse
             clicked = ()
         if "x" in data and "y" in data:  # a click on the map (its hx-vals)
             try:
-                clicked = ((int(data["x"]), int(data["y"])),)
+                clicked = ((int(data.get("x", "")), int(data.get("y", ""))),)
             except ValueError:
                 clicked = ()
         if len(clicked) != 1:
@@ -274,7 +274,7 @@ def orders_path(request: HttpRequest, slug: str, force_key: str) -> HttpResponse
 
 
 def _save(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     viewer: Viewer,
     page: OrdersPage,
     card: ForceCard,
@@ -289,7 +289,7 @@ def _save(
     fo = form.force_orders(card.key)
     try:
         saved = force_orders_save(
-            player=page.player, turn=page.turn, force_orders=fo, user=request.user
+            player=page.player, turn=page.turn, force_orders=fo, user=viewer.user
         )
     except TurnNotOpen:
         return _refused(request, viewer, page, card)
@@ -302,7 +302,7 @@ def _save(
 
 
 def _after_save(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     viewer: Viewer,
     slug: str,
     force_key: str,
@@ -327,7 +327,7 @@ def _after_save(
 
 
 def _refused(
-    request: HttpRequest, viewer: Viewer, page: OrdersPage, card: ForceCard
+    request: HtmxHttpRequest, viewer: Viewer, page: OrdersPage, card: ForceCard
 ) -> HttpResponse:
     """The turn closed while the player was editing: say so, and show what stays saved."""
     turn = Turn.objects.get(pk=page.turn.pk)
@@ -345,7 +345,7 @@ def _refused(
 
 
 @require_GET
-def orders_probability(request: HttpRequest, slug: str, force_key: str) -> HttpResponse:
+def orders_probability(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpResponse:
     """The exact chances of the force test (R5.2) if this force asks for `change_to` now."""
     viewer, page = _player_page(request, slug)
     card = _card_or_404(page, force_key)
@@ -397,7 +397,7 @@ def _seen_mix() -> str:
 
 @never_cache
 @require_GET
-def orders_odds(request: HttpRequest, slug: str, force_key: str) -> HttpResponse:
+def orders_odds(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpResponse:
     """How one of the player's forces would fare against an enemy force his side can see
     (`enemy`), as it stands or under the order `status`: the tactical engine's odds from 1000
     simulated battles. The enemy is modelled from what the side sees of it (figures and
@@ -433,7 +433,7 @@ def orders_odds(request: HttpRequest, slug: str, force_key: str) -> HttpResponse
             # the view writes nothing, so there is no commit to wait for
             what_if_odds_task.delay(page.turn.pk, key, inp.to_data())
             odds = what_if_odds_get(campaign=viewer.campaign, input_hash=key)  # run eagerly
-        params = {"enemy": enemy.id, "status": status.value if status else ""}
+        params: dict[str, str | int] = {"enemy": enemy.id, "status": status.value if status else ""}
         url = reverse("campaign:orders-odds", args=[slug, card.key])
         ctx |= {
             "enemy": enemy,
@@ -461,7 +461,7 @@ def orders_odds(request: HttpRequest, slug: str, force_key: str) -> HttpResponse
 
 
 @require_POST
-def orders_confirm_view(request: HttpRequest, slug: str) -> HttpResponse:
+def orders_confirm_view(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """POST `action=confirm` confirms the saved orders; `action=unconfirm` withdraws the
     confirmation (the orders stay saved): the two faces of one button."""
     viewer, page = _player_page(request, slug)
@@ -471,19 +471,19 @@ def orders_confirm_view(request: HttpRequest, slug: str) -> HttpResponse:
 
     def act() -> str:
         if action == "confirm":
-            orders_confirm(player=page.player, turn=page.turn, user=request.user)
+            orders_confirm(player=page.player, turn=page.turn, user=viewer.user)
             return _(
                 "Your orders for turn %(number)s are confirmed. You can still change them "
                 "until the turn closes."
             ) % {"number": page.turn.number}
-        orders_unconfirm(player=page.player, turn=page.turn, user=request.user)
+        orders_unconfirm(player=page.player, turn=page.turn, user=viewer.user)
         return _("Confirmation withdrawn: your orders stay saved.")
 
     return _status_action(request, viewer, page, act)
 
 
 def _status_action(
-    request: HttpRequest, viewer: Viewer, page: OrdersPage, act: Callable[[], str]
+    request: HtmxHttpRequest, viewer: Viewer, page: OrdersPage, act: Callable[[], str]
 ) -> HttpResponse:
     """Run a confirmation change and answer with the status bar: what was done, or why not
     (the turn closed meanwhile; orders the rules now refuse, each by force)."""

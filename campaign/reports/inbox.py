@@ -119,7 +119,7 @@ def _retreat_items(state: CampaignState, pending: Sequence[Battle]) -> list[Inbo
             for bf in side.get("forces", []):
                 fid = bf.get("force_id")
                 owner = bf.get("owner") or owners.get(fid)
-                po = state.orders.get(owner)
+                po = state.orders.get(owner or "")  # no player is called ""
                 fo = po.for_force(fid) if po is not None else None
                 if fo is not None and fo.retreat_squares:
                     continue
@@ -132,7 +132,7 @@ def _retreat_items(state: CampaignState, pending: Sequence[Battle]) -> list[Inbo
                         )
                         % {
                             "force": names.get(fid, fid),
-                            "player": player_names.get(owner, owner),
+                            "player": player_names.get(owner or "", owner),
                             "battle": b.key,
                         },
                         b,

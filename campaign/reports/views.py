@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from battles.models import Battle
 from battles.selectors import battle_items_for_inbox
-from campaign.access import Viewer, campaign_viewer, require_gm
+from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer, require_gm
 from campaign.models import Turn
 from campaign.reports.inbox import inbox_get
 from campaign.reports.turn_report import ReplayCheck, turn_replay_for_viewer, turn_report_get
@@ -25,7 +25,7 @@ from campaign.reports.turn_report import ReplayCheck, turn_replay_for_viewer, tu
 
 @never_cache
 @require_GET
-def report(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+def report(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
     """The narrative and dice ledger of one turn; `?phase=` filters the ledger (htmx swaps
     only the ledger)."""
     viewer = campaign_viewer(request, slug)
@@ -45,7 +45,7 @@ def report(request: HttpRequest, slug: str, number: int) -> HttpResponse:
 
 @never_cache
 @require_POST
-def replay(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+def replay(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
     """Re-run a resolved turn from its stored inputs and seed and compare it with what was
     stored: any member may run this check."""
     viewer = campaign_viewer(request, slug)
@@ -65,7 +65,7 @@ def replay(request: HttpRequest, slug: str, number: int) -> HttpResponse:
 
 @never_cache
 @require_GET
-def inbox(request: HttpRequest, slug: str) -> HttpResponse:
+def inbox(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """For the GM: everything that holds up the current turn, each with a link to where it is
     settled."""
     viewer = campaign_viewer(request, slug)

@@ -5,7 +5,9 @@ checks of a square and of holdings that several set-up pages make."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
+from django.db import models
 from django.db.models import Max
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
@@ -49,16 +51,16 @@ def key_fresh(locked: Campaign, fmt: str, taken: Callable[[str], bool]) -> str:
             return key
 
 
-def slug_key_fresh(model, campaign: Campaign, name: str, fallback: str) -> str:
+def slug_key_fresh(model: type[models.Model], campaign: Campaign, name: str, fallback: str) -> str:
     base = slugify(name)[:40] or fallback
     key, i = base, 2
-    while model.objects.filter(campaign=campaign, key=key).exists():
+    while model._default_manager.filter(campaign=campaign, key=key).exists():
         key = f"{base}-{i}"
         i += 1
     return key
 
 
-def position_next(qs) -> int:
+def position_next(qs: models.QuerySet[Any]) -> int:
     top = qs.aggregate(top=Max("position"))["top"]
     return 0 if top is None else top + 1
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.utils.translation import gettext as _
@@ -19,6 +19,12 @@ from campaign.setup.options import OPTION_SPECS
 from campaign.setup.services import DEFAULT_COLOUR, HOLDING_FEATURE_CHOICES
 
 ORDER_CHOICES = labels.choices(labels.STATUS, [s for s in R.Status if s.is_order])  # R2.6.1
+
+
+def choice_field(form: forms.Form, name: str) -> forms.ChoiceField:
+    """The form's field `name`, declared as a `ChoiceField` (`form.fields` types it `Field`),
+    for the choices only known when the form is made."""
+    return cast(forms.ChoiceField, form.fields[name])
 
 
 class NewCampaignForm(forms.Form):
@@ -68,11 +74,16 @@ class SquareForm(forms.Form):
 
     def __init__(self, *args: Any, players: Iterable[Player] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["zone"].choices = [("", _("Neutral")), *((p.key, p.name) for p in players)]
+        choice_field(self, "zone").choices = [
+            ("", _("Neutral")),
+            *((p.key, p.name) for p in players),
+        ]
 
 
 class ImportForm(forms.Form):
-    data = forms.CharField(
+    # the form's metaclass moves its fields into `base_fields`: this one does not replace the
+    # bound data, `BaseForm.data`, as the stubs take it to
+    data = forms.CharField(  # type: ignore[assignment]
         label=gettext_lazy("Map text"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false"}),
@@ -90,6 +101,7 @@ class ImportForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # `Form.clean` returns the cleaned data
         upload = data.get("file")
         if upload is not None:
             try:
@@ -116,8 +128,8 @@ class TerritoryForm(forms.Form):
     def __init__(self, *args: Any, players: Iterable[Player] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         choices = [(p.key, p.name) for p in players]
-        self.fields["west_player"].choices = choices
-        self.fields["east_player"].choices = choices
+        choice_field(self, "west_player").choices = choices
+        choice_field(self, "east_player").choices = choices
 
 
 class HoldingForm(forms.Form):
@@ -136,7 +148,7 @@ class HoldingForm(forms.Form):
         self, *args: Any, players: Iterable[Player] = (), features: bool = False, **kwargs: Any
     ) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["player"].choices = [(p.key, p.name) for p in players]
+        choice_field(self, "player").choices = [(p.key, p.name) for p in players]
         if not features:
             del self.fields["feature"]
 
@@ -178,7 +190,7 @@ class PlayerForm(forms.Form):
 
     def __init__(self, *args: Any, sides: Iterable[Side] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["side"].choices = [(s.key, s.name) for s in sides]
+        choice_field(self, "side").choices = [(s.key, s.name) for s in sides]
 
 
 class InvitationForm(forms.Form):
@@ -198,7 +210,7 @@ class InvitationForm(forms.Form):
         self, *args: Any, players: Iterable[Player] = (), sides: Iterable[Side] = (), **kwargs: Any
     ) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["target"].choices = [
+        choice_field(self, "target").choices = [
             ("", "—"),
             *((f"player:{p.key}", _("Army: %(name)s") % {"name": p.name}) for p in players),
             *((f"side:{s.key}", _("New army on side: %(name)s") % {"name": s.name}) for s in sides),
@@ -237,12 +249,14 @@ class ForceForm(forms.Form):
         label=gettext_lazy("Leader among generals of equal CV (R2.5.4)"), required=False
     )
 
-    def __init__(self, *args: Any, generals: Iterable[Command] | None = None, **kwargs: Any):
+    def __init__(
+        self, *args: Any, generals: Iterable[Command] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         if generals is None:
             del self.fields["leader"]
         else:
-            self.fields["leader"].choices = [
+            choice_field(self, "leader").choices = [
                 ("", _("The first listed")),
                 *((c.general_key, c.general_name or c.general_key) for c in generals),
             ]
@@ -285,7 +299,7 @@ class NewUnitForm(UnitForm):
 
     def __init__(self, *args: Any, commands: Iterable[Command] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["command"].choices = [(c.key, c.general_name or c.key) for c in commands]
+        choice_field(self, "command").choices = [(c.key, c.general_name or c.key) for c in commands]
 
 
 class IndividualForm(forms.Form):

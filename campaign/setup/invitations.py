@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import secrets
 from datetime import datetime
+from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
@@ -29,7 +31,7 @@ def invitation_create(
     side: Side | None = None,
     max_uses: int = 1,
     expires: datetime | None = None,
-    created_by=None,
+    created_by: User | None = None,
 ) -> Invitation:
     """A link that makes whoever follows it a member. A player invitation names the army
     (`player`), or a `side` whose new army the guest will command (set-up only); an observer
@@ -72,7 +74,7 @@ def invitation_revoke(*, invitation: Invitation) -> Invitation:
     return invitation
 
 
-def invitation_refusal(*, invitation: Invitation, user) -> str | None:
+def invitation_refusal(*, invitation: Invitation, user: User) -> str | None:
     """Why `user` cannot accept `invitation` now, for people; None when he can."""
     campaign = invitation.campaign
     if invitation.revoked:
@@ -99,7 +101,7 @@ def invitation_refusal(*, invitation: Invitation, user) -> str | None:
 
 
 @transaction.atomic
-def invitation_accept(*, token: str, user) -> Membership:
+def invitation_accept(*, token: str, user: User) -> Membership:
     """Join the campaign by an invitation: take its army, command a new army of its side,
     observe, or co-run the campaign. Expired, withdrawn or used-up invitations are refused,
     and so is a user who is a member already."""
@@ -125,7 +127,7 @@ def invitation_accept(*, token: str, user) -> Membership:
 
 @transaction.atomic
 def membership_add(
-    *, campaign: Campaign, user, role: str, player: Player | None = None
+    *, campaign: Campaign, user: User, role: str, player: Player | None = None
 ) -> Membership:
     if role == Membership.Role.PLAYER and player is None:
         raise ServiceError("A player membership needs the player (army) it controls.")
@@ -137,10 +139,9 @@ def membership_add(
         raise ServiceError(f"{user} is already a member of {campaign}.") from e
 
 
-def user_get_or_create(*, username: str, password: str | None = None, **fields):
+def user_get_or_create(*, username: str, password: str | None = None, **fields: Any) -> User:
     """The user with this name, created (with an unusable password unless one is given)."""
-    User = get_user_model()
-    user, created = User.objects.get_or_create(username=username, defaults=fields)
+    user, created = get_user_model().objects.get_or_create(username=username, defaults=fields)
     if created or password is not None:
         if password is None:
             user.set_unusable_password()

@@ -21,7 +21,7 @@ import csv
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -78,10 +78,15 @@ class ParsedMap:
     zones: dict[R.Coord, str]
 
 
+def _whole(v: object) -> TypeGuard[int]:
+    """A whole number (JSON's true and false are not)."""
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 def _size_problems(width: Any, height: Any) -> list[MapProblem]:
     out = []
     for what, v in (("width", width), ("height", height)):
-        if isinstance(v, bool) or not isinstance(v, int) or not MAP_MIN <= v <= MAP_MAX:
+        if not _whole(v) or not MAP_MIN <= v <= MAP_MAX:
             out.append(
                 MapProblem(
                     _("The map %(what)s must be a whole number from %(lo)d to %(hi)d, not %(v)r.")
@@ -117,6 +122,7 @@ def map_parse_json(text: str, players: Iterable[str]) -> ParsedMap:
         squares = []
     if problems:
         raise MapFormatError(problems)
+    assert isinstance(width, int) and isinstance(height, int)  # `_size_problems` checked them
     known = set(players)
     features: dict[R.Coord, list[str]] = {}
     zones: dict[R.Coord, str] = {}
@@ -141,7 +147,7 @@ def _json_square(
     if not isinstance(sq, dict):
         return [MapProblem(_("%(where)s is not an object.") % {"where": where})]
     x, y = sq.get("x"), sq.get("y")
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (x, y)):
+    if not (_whole(x) and _whole(y)):
         return [MapProblem(_("%(where)s needs whole numbers x and y.") % {"where": where})]
     where = _("square #%(i)d (%(x)d, %(y)d)") % {"i": i + 1, "x": x, "y": y}
     problems = []

@@ -3,10 +3,10 @@ choices and default) as the set-up options page shows and checks them."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -19,6 +19,9 @@ from campaign.models import Campaign
 from campaign.setup.base import campaign_lock
 from rules import ATTRITION_FORMULAS, FormatError, from_data, to_data
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 
 @dataclass(frozen=True)
 class OptionSpec:
@@ -26,8 +29,8 @@ class OptionSpec:
 
     name: str
     rule: str
-    help: str
-    choices: tuple[tuple[str, str], ...] = ()
+    help: StrOrPromise
+    choices: Sequence[tuple[str, StrOrPromise]] = ()
     minimum: int | None = None
     naran: bool = False
 

@@ -20,9 +20,10 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -60,6 +61,9 @@ from rules import (
     validate_state_references,
 )
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 RESERVED_SLUGS = frozenset({"new", "join", "admin", "accounts", "i18n", "static", "media"})
 SCENARIO_FIXTURES = {"incursion": Path(settings.BASE_DIR) / "fixtures" / "incursion"}
 DEFAULT_COLOUR = "#888888"
@@ -83,7 +87,7 @@ def campaign_create(
     description: str = "",
     colours: dict[str, str] | None = None,
     fog_of_war: bool = False,
-    gm=None,
+    gm: User | None = None,
 ) -> Campaign:
     """A new campaign from a complete rules state. A scenario's options are applied (its data
     file decides them, e.g. the Incursion turns Phase 0 off, R11.4.3)."""
@@ -137,7 +141,7 @@ def _slug_check(slug: str) -> None:
 @transaction.atomic
 def campaign_create_blank(
     *,
-    gm,
+    gm: User,
     slug: str,
     name: str,
     width: int = 16,
@@ -411,7 +415,7 @@ def player_delete(*, player: Player) -> None:
 # --- holdings (R2.3, R2.4) -------------------------------------------------------------------
 
 
-def _holding_feature_choices() -> tuple[tuple[str, str], ...]:
+def _holding_feature_choices() -> tuple[tuple[str, StrOrPromise], ...]:
     """The §2.4 table as choices, labelled with their 2D6 results ("3–4: tower of magic")."""
     rolls: dict[str, list[int]] = {}
     for roll, feature in sorted(R.HOLDING_FEATURES.items()):

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import zoneinfo
-from datetime import UTC, datetime
-from typing import Any
+from datetime import UTC, datetime, tzinfo
+from typing import Any, cast
 
 from django import forms
 from django.utils.translation import gettext_lazy
@@ -40,7 +40,8 @@ class DeadlineForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["timezone"].choices = [(z, z) for z in timezones()]
+        # declared above as a ChoiceField (`self.fields` types it `Field`)
+        cast(forms.ChoiceField, self.fields["timezone"]).choices = [(z, z) for z in timezones()]
 
 
 class BattlesDeadlineForm(DeadlineForm):
@@ -68,6 +69,7 @@ def deadline_initial(turn: Turn, deadline: datetime | None) -> dict[str, Any]:
     """A deadline as the GM's form shows it: on the clock of the turn's time zone."""
     initial: dict[str, Any] = {"timezone": turn.timezone}
     if deadline is not None:
+        zone: tzinfo
         try:
             zone = zoneinfo.ZoneInfo(turn.timezone)
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):

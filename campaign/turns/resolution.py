@@ -22,6 +22,7 @@ from django.utils import timezone
 from battles import services as battles
 from battles.models import Battle
 from campaign import adapters, fog
+from campaign.errors import ServiceError
 from campaign.models import Turn, TurnResolution
 from config.celery import enqueue_on_commit
 from notifications import tasks as notices
@@ -37,9 +38,16 @@ from rules import (
 @dataclass(frozen=True)
 class Resolution:
     turn: Turn
-    events: list[dict]
-    ledger: list[dict]
+    events: list[dict[str, Any]]
+    ledger: list[dict[str, Any]]
     pending: list[str]  # the battles waiting for a result (Phases 0–2)
+
+
+def _seed(turn: Turn) -> int:
+    """The seed fixed when the turn closed (`turn_close`): a claimed turn has one."""
+    if turn.seed is None:
+        raise ServiceError(f"Turn {turn.number} has no seed: it was never closed.")
+    return turn.seed
 
 
 @transaction.atomic
@@ -51,13 +59,14 @@ def phases_0_2_run(turn: Turn) -> Resolution:
         o.player.key: adapters.orders_from_data(o.player.key, o.data)
         for o in turn.orders.select_related("player")
     }
-    out = resolve_turn(state, orders, SeededDice(turn.seed))
+    seed = _seed(turn)
+    out = resolve_turn(state, orders, SeededDice(seed))
     ledger = [r.to_dict() for r in out.ledger]
     events = [e.to_dict() for e in out.events]
     TurnResolution.objects.create(
         turn=turn,
         stage=TurnResolution.Stage.TURN,
-        seed=turn.seed,
+        seed=seed,
         state_before=adapters.state_to_data(state),
         inputs={pid: adapters.orders_to_data(po) for pid, po in sorted(orders.items())},
         ledger=ledger,
@@ -85,7 +94,7 @@ def phases_4_8_run(turn: Turn, dice: Dice | None = None) -> Resolution:
     results = {
         b.key: adapters.result_from_data(b.key, b.result) for b in Battle.objects.filter(turn=turn)
     }
-    seed = derive_seed(turn.seed, "after-battles")  # stored as is, even for a scripted run
+    seed = derive_seed(_seed(turn), "after-battles")  # stored as is, even for a scripted run
     scripted = dice is not None
     out = resolve_after_battles(state, results, dice if dice is not None else SeededDice(seed))
     ledger = [r.to_dict() for r in out.ledger]

@@ -4,12 +4,16 @@ has orders in (never what they say)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.utils.translation import gettext as _
 
 from battles.models import Battle
 from campaign.models import Orders, Player, Turn
 from campaign.selectors import players_active
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 
 @dataclass(frozen=True)
@@ -27,9 +31,9 @@ def orders_states_list_for_gm(*, turn: Turn) -> list[OrdersState]:
     ]
 
 
-def turn_steps_list(*, turn: Turn) -> list[dict[str, str]]:
+def turn_steps_list(*, turn: Turn) -> list[dict[str, StrOrPromise]]:
     """The turn's statuses in order, each done, current or still to come."""
-    labels = dict(Turn.Status.choices)
+    labels: dict[str, StrOrPromise] = dict(Turn.Status.choices)
     labels[Turn.Status.RESOLVED] = _("Resolved: the next turn opens")
     order = list(Turn.Status.values)
     now = order.index(turn.status)

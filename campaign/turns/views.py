@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HTMX_STOP_POLLING
 
-from campaign.access import Viewer, campaign_viewer, require_gm
+from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer, require_gm
 from campaign.errors import ServiceError
 from campaign.models import Orders, Turn
 from campaign.selectors import turn_current
@@ -73,7 +73,7 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_GET
-def turn_status(request: HttpRequest, slug: str) -> HttpResponse:
+def turn_status(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The live turn panel. htmx polls it while the turn is busy; once the turn has settled
     the answer is 286, which tells htmx to stop (the panel it carries no longer polls)."""
     viewer = campaign_viewer(request, slug)

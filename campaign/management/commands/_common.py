@@ -64,10 +64,12 @@ def service_errors() -> Iterator[None]:
         raise CommandError(str(e)) from None
 
 
-def summary_lines(title: str, events: list[dict], ledger: list[dict]) -> list[str]:
+def summary_lines(
+    title: str, events: list[dict[str, Any]], ledger: list[dict[str, Any]]
+) -> list[str]:
     """A short report of one resolution: counts, then contacts, captures and Will to Fight."""
     lines = [f"{title}: {len(events)} event(s), {len(ledger)} roll(s) in the ledger."]
-    by_type: dict[str, list[dict]] = {}
+    by_type: dict[str, list[dict[str, Any]]] = {}
     for e in events:
         by_type.setdefault(e.get("type", "?"), []).append(e)
     for e in by_type.get("ContactMade", []):

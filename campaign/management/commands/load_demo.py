@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -71,7 +71,7 @@ class Command(BaseCommand):
                 _orders_save(campaign, demo)
         self._welcome(campaign, demo, passwords)
 
-    def _welcome(self, campaign: Campaign, demo: dict, passwords: dict[str, str]) -> None:
+    def _welcome(self, campaign: Campaign, demo: dict[str, Any], passwords: dict[str, str]) -> None:
         players = {p.key: p.name for p in campaign.players.all()}
         w = max(len(u) for u in passwords)
         self.stdout.write(self.style.SUCCESS(f"The demo campaign “{campaign.name}” is ready."))
@@ -108,7 +108,7 @@ def _demo_read(folder: Path) -> dict[str, Any]:
             f"{folder / 'demo.json'} is malformed: it needs campaign.slug, campaign.name and "
             "users with username and role."
         )
-    return demo
+    return cast(dict[str, Any], demo)  # checked above: a dict (with a campaign)
 
 
 def _campaign_create(demo: dict[str, Any], folder: Path) -> Campaign:

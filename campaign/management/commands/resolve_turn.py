@@ -67,7 +67,7 @@ class Command(BaseCommand):
             self._advance(campaign, turn, seed, results)
 
     def _advance(
-        self, campaign: Campaign, turn: Turn, seed: int | None, results: dict | None
+        self, campaign: Campaign, turn: Turn, seed: int | None, results: dict[str, Any] | None
     ) -> None:
         if turn.resolved:
             self.stdout.write(
@@ -118,7 +118,7 @@ class Command(BaseCommand):
         return list(turn.battles.filter(status=Battle.Status.PENDING).order_by("contact_order"))
 
     @transaction.atomic
-    def _results_record(self, campaign: Campaign, turn: Turn, results: dict) -> None:
+    def _results_record(self, campaign: Campaign, turn: Turn, results: dict[str, Any]) -> None:
         """All the file's results or none: entries for battles that already have a result are
         skipped; any other battle that is not pending this turn is an error."""
         battles = {b.key: b for b in Battle.objects.filter(campaign=campaign, key__in=results)}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
@@ -17,7 +17,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 import rules as R
 from campaign import adapters, labels
-from campaign.access import NotAllowed, Viewer, campaign_viewer
+from campaign.access import HtmxHttpRequest, NotAllowed, Viewer, campaign_viewer
 from campaign.errors import ServiceError
 from campaign.map.build import map_model
 from campaign.map.model import Clickable, MapModel
@@ -95,7 +95,7 @@ def _coord(request: HttpRequest) -> tuple[int, int] | None:
         return None
 
 
-def setup_map(request: HttpRequest, slug: str) -> HttpResponse:
+def setup_map(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The map editor: pick a brush, click squares; or set one square with the form."""
     viewer = gm_viewer(request, slug)
     campaign = viewer.campaign
@@ -121,7 +121,7 @@ def setup_map(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_POST
-def setup_square(request: HttpRequest, slug: str) -> HttpResponse:
+def setup_square(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Change one square: a click with a brush toggles that feature (htmx answers with the
     redrawn map), the plain form sets all its features and its territory."""
     viewer = gm_viewer(request, slug)
@@ -134,7 +134,7 @@ def setup_square(request: HttpRequest, slug: str) -> HttpResponse:
     except (KeyError, ValueError):
         error = _("Say which square: x and y.")
     try:
-        if error:
+        if x is None or y is None:  # the error says so
             raise ServiceError(error)
         square = Square.objects.filter(campaign=campaign, x=x, y=y).first()
         if square is None:
@@ -305,13 +305,17 @@ def setup_holdings(request: HttpRequest, slug: str) -> HttpResponse:
                 )
                 return redirect("campaign:setup-holdings", campaign.slug)
         status = 400
-    holdings = Holding.objects.filter(campaign=campaign).select_related("owner")
+    found = Holding.objects.filter(campaign=campaign).select_related("owner")
     if not viewer.is_gm:
         # a player sees his side's holdings; the enemy's only without fog of war
-        holdings = holdings.filter(owner__side=viewer.player.side)
-    holdings = list(holdings)
+        assert viewer.player is not None  # `_holding_players` lets in the GM and players only
+        found = found.filter(owner__side=viewer.player.side)
+    holdings = list(found)
     for h in holdings:
-        h.feature_label = labels.label(labels.HOLDING_FEATURE, h.feature) if h.feature else ""
+        # the template reads the name beside the holding's fields
+        cast(Any, h).feature_label = (
+            labels.label(labels.HOLDING_FEATURE, h.feature) if h.feature else ""
+        )
     shown = [h.key for h in holdings] if campaign.fog_of_war and not viewer.is_gm else None
     context = page(
         viewer,

@@ -211,7 +211,7 @@ def invite(request: HttpRequest, slug: str) -> HttpResponse:
                     side=next((s for s in sides if kind == "side" and s.key == key), None),
                     max_uses=d["max_uses"],
                     expires=timezone.now() + timedelta(days=days) if days else None,
-                    created_by=request.user,
+                    created_by=viewer.user,
                 )
             except ServiceError as e:
                 refusal_show(request, e, form)
@@ -263,6 +263,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         Invitation.objects.select_related("campaign", "player", "side"), token=token
     )
     campaign = invitation.campaign
+    refusal: str | None
     if request.method == "POST":
         try:
             membership = invitations.invitation_accept(token=token, user=request.user)
@@ -290,8 +291,8 @@ def _after_join(membership: Membership) -> str:
     campaign = membership.campaign
     if not campaign.setup_open:
         return reverse("campaign:detail", args=[campaign.slug])
-    page_name = {
+    pages: dict[str, str] = {
         Membership.Role.PLAYER: "campaign:roster",
         Membership.Role.GM: "campaign:setup-map",
-    }.get(membership.role, "campaign:setup-options")
-    return reverse(page_name, args=[campaign.slug])
+    }
+    return reverse(pages.get(membership.role, "campaign:setup-options"), args=[campaign.slug])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib import messages
@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from campaign import adapters, labels
-from campaign.access import NotAllowed, Viewer, campaign_viewer
+from campaign.access import HtmxHttpRequest, NotAllowed, Viewer, campaign_viewer
 from campaign.errors import ServiceError
 from campaign.models import Campaign, Command, Force, Holding, Individual, Player, Unit
 from campaign.setup import rosters
@@ -130,12 +130,13 @@ def roster(request: HttpRequest, slug: str) -> HttpResponse:
 def _labelled_units(command: Command) -> list[Unit]:
     units = list(command.units.all())
     for u in units:
-        u.speciality_label = labels.label(labels.SPECIALITY, u.speciality)
-        u.quality_label = labels.label(labels.QUALITY, u.quality)
+        row = cast(Any, u)  # the template reads these names beside the unit's fields
+        row.speciality_label = labels.label(labels.SPECIALITY, u.speciality)
+        row.quality_label = labels.label(labels.QUALITY, u.quality)
     return units
 
 
-def _item(force: Force, item: str):
+def _item(force: Force, item: str) -> Command | Unit | Individual | None:
     """The command, unit or individual of `force` with key `item`, or None."""
     if not item:
         return None
@@ -230,14 +231,15 @@ def _viewer_force(request: HttpRequest, slug: str, key: str) -> tuple[Viewer, Fo
 
 
 def _force_page(
-    request: HttpRequest, viewer: Viewer, force: Force, forms_: ForceForms, *, status: int = 200
+    request: HtmxHttpRequest, viewer: Viewer, force: Force, forms_: ForceForms, *, status: int = 200
 ) -> HttpResponse:
     campaign = viewer.campaign
     commands = list(force.commands.prefetch_related("units"))
     (summary,) = _force_summaries(campaign, [force])
     individuals = list(force.individuals.all())
     for i in individuals:
-        i.kind_label = labels.label(labels.INDIVIDUAL_KIND, i.kind)
+        # the template reads the name beside the character's fields
+        cast(Any, i).kind_label = labels.label(labels.INDIVIDUAL_KIND, i.kind)
     context = page(
         viewer,
         _("Force %(name)s") % {"name": force.name or force.key},
@@ -255,7 +257,7 @@ def _force_page(
 
 
 @require_http_methods(["GET", "HEAD"])
-def roster_force(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+def roster_force(request: HtmxHttpRequest, slug: str, key: str) -> HttpResponse:
     """One force: its order and square, its commands with their units, its individuals;
     `?edit=<item>` opens a command, unit or character in the edit panel."""
     viewer, force = _viewer_force(request, slug, key)
@@ -266,7 +268,7 @@ def roster_force(request: HttpRequest, slug: str, key: str) -> HttpResponse:
 
 
 def _force_action(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     slug: str,
     key: str,
     act: Callable[[Force, ForceForms], str | None],
@@ -291,7 +293,7 @@ def _force_action(
 
 
 @require_POST
-def roster_force_save(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+def roster_force_save(request: HtmxHttpRequest, slug: str, key: str) -> HttpResponse:
     def act(force: Force, forms_: ForceForms) -> str | None:
         form = forms_.force_form = ForceForm(request.POST, generals=list(force.commands.all()))
         forms_.active = [form]
@@ -328,7 +330,7 @@ def roster_force_delete(request: HttpRequest, slug: str, key: str) -> HttpRespon
 
 
 @require_POST
-def roster_command_add(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+def roster_command_add(request: HtmxHttpRequest, slug: str, key: str) -> HttpResponse:
     def act(force: Force, forms_: ForceForms) -> str | None:
         general = forms_.new_command = CommandForm(request.POST, prefix="command")
         unit = forms_.new_command_unit = UnitForm(request.POST, prefix="command-unit")
@@ -342,7 +344,7 @@ def roster_command_add(request: HttpRequest, slug: str, key: str) -> HttpRespons
 
 
 @require_POST
-def roster_unit_add(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+def roster_unit_add(request: HtmxHttpRequest, slug: str, key: str) -> HttpResponse:
     def act(force: Force, forms_: ForceForms) -> str | None:
         form = forms_.new_unit = NewUnitForm(
             request.POST, prefix="unit", commands=list(force.commands.all())
@@ -359,7 +361,7 @@ def roster_unit_add(request: HttpRequest, slug: str, key: str) -> HttpResponse:
 
 
 @require_POST
-def roster_character_add(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+def roster_character_add(request: HtmxHttpRequest, slug: str, key: str) -> HttpResponse:
     def act(force: Force, forms_: ForceForms) -> str | None:
         form = forms_.new_individual = IndividualForm(request.POST, prefix="individual")
         forms_.active = [form]
@@ -385,7 +387,7 @@ ITEM_DELETE: dict[type, Callable[..., Any]] = {
 
 
 @require_POST
-def roster_item_save(request: HttpRequest, slug: str, key: str, item: str) -> HttpResponse:
+def roster_item_save(request: HtmxHttpRequest, slug: str, key: str, item: str) -> HttpResponse:
     """Save the command, unit or character `item` of the force from the edit panel."""
 
     def act(force: Force, forms_: ForceForms) -> str | None:
@@ -401,7 +403,7 @@ def roster_item_save(request: HttpRequest, slug: str, key: str, item: str) -> Ht
 
 
 @require_POST
-def roster_item_delete(request: HttpRequest, slug: str, key: str, item: str) -> HttpResponse:
+def roster_item_delete(request: HtmxHttpRequest, slug: str, key: str, item: str) -> HttpResponse:
     """Remove the command, unit or character `item` of the force."""
 
     def act(force: Force, forms_: ForceForms) -> str | None:
