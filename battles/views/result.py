@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import mimetypes
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
 from typing import Any
 
 from django import forms
@@ -173,31 +175,57 @@ def result_override(request: HtmxHttpRequest, slug: str, key: str) -> HttpRespon
 
 # --- the actions around it -------------------------------------------------------------------
 
-Act = Callable[[Viewer, Battle, BattleRights, dict[str, Any]], str | None]
+
+@dataclass(frozen=True)
+class Asked:
+    """What one action on the battle works with; the forms it binds go into `extra` (as
+    `<name>_form`) so the page can show their errors."""
+
+    request: HttpRequest
+    viewer: Viewer
+    battle: Battle
+    rights: BattleRights
+    extra: dict[str, Any]
 
 
-def _action(request: HttpRequest, slug: str, key: str, act: Act) -> HttpResponse:
-    """Run one action on the battle: `act(viewer, battle, rights, extra)` does it and says what
-    was done, or None when the form it bound (put in `extra` as `<name>_form`) has errors."""
-    viewer = campaign_viewer(request, slug)
-    battle = _battle(viewer, key)
-    rights = battle_rights_for_viewer(battle=battle, viewer=viewer)
-    extra: dict[str, Any] = {}
-    try:
-        done = act(viewer, battle, rights, extra)
-    except ServiceError as e:
-        form = next((f for f in extra.values() if isinstance(f, forms.Form)), None)
-        if _is_entry_error(e) and form is not None:
-            for field, msgs in e.field_messages.items():
-                for message in msgs:
-                    form.add_error(field if field in form.fields else None, message)
+Act = Callable[[Asked], str | None]
+
+
+def _action(act: Act) -> Callable[[HttpRequest, str, str], HttpResponse]:
+    """The view of one action on the battle: `act` does it and says what was done, or None when
+    a form it bound has errors."""
+
+    @require_POST
+    @wraps(act)
+    def view(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+        viewer = campaign_viewer(request, slug)
+        battle = _battle(viewer, key)
+        rights = battle_rights_for_viewer(battle=battle, viewer=viewer)
+        extra: dict[str, Any] = {}
+        try:
+            done = act(Asked(request, viewer, battle, rights, extra))
+        except ServiceError as e:
+            return _refused(request, viewer, battle, extra, e)
+        if done is None:
             return _again(request, viewer, battle, extra, 400)
-        status = 400 if _is_entry_error(e) else 409  # refused by the battle's state
-        return _again(request, viewer, battle, {**extra, "refusal": str(e)}, status)
-    if done is None:
+        messages.success(request, done % {"battle": battle.key})
+        return redirect("battles:result", slug=viewer.campaign.slug, key=battle.key)
+
+    return view
+
+
+def _refused(
+    request: HttpRequest, viewer: Viewer, battle: Battle, extra: dict[str, Any], e: ServiceError
+) -> HttpResponse:
+    """The page again: mistakes in a form go beside its fields, a refusal above."""
+    form = next((f for f in extra.values() if isinstance(f, forms.Form)), None)
+    if _is_entry_error(e) and form is not None:
+        for field, msgs in e.field_messages.items():
+            for message in msgs:
+                form.add_error(field if field in form.fields else None, message)
         return _again(request, viewer, battle, extra, 400)
-    messages.success(request, done % {"battle": battle.key})
-    return redirect("battles:result", slug=viewer.campaign.slug, key=battle.key)
+    status = 400 if _is_entry_error(e) else 409  # refused by the battle's state
+    return _again(request, viewer, battle, {**extra, "refusal": str(e)}, status)
 
 
 def _valid(form: forms.Form, extra: dict[str, Any], name: str) -> dict[str, Any] | None:
@@ -206,92 +234,67 @@ def _valid(form: forms.Form, extra: dict[str, Any], name: str) -> dict[str, Any]
     return form.cleaned_data if form.is_valid() else None
 
 
-@require_POST
-def result_confirm(request: HttpRequest, slug: str, key: str) -> HttpResponse:
-    def act(
-        viewer: Viewer, battle: Battle, rights: BattleRights, extra: dict[str, Any]
-    ) -> str | None:
-        if not rights.can_confirm:
-            raise NotAllowed(_("You cannot confirm this result."))
-        services.battle_result_confirm(campaign=viewer.campaign, battle=battle, user=viewer.user)
-        return _("You confirmed the result of battle %(battle)s.")
-
-    return _action(request, slug, key, act)
+@_action
+def result_confirm(a: Asked) -> str | None:
+    if not a.rights.can_confirm:
+        raise NotAllowed(_("You cannot confirm this result."))
+    services.battle_result_confirm(campaign=a.viewer.campaign, battle=a.battle, user=a.viewer.user)
+    return _("You confirmed the result of battle %(battle)s.")
 
 
-@require_POST
-def result_dispute(request: HttpRequest, slug: str, key: str) -> HttpResponse:
-    def act(
-        viewer: Viewer, battle: Battle, rights: BattleRights, extra: dict[str, Any]
-    ) -> str | None:
-        if not rights.can_dispute:
-            raise NotAllowed(_("You cannot dispute this result."))
-        data = _valid(DisputeForm(request.POST), extra, "dispute_form")
-        if data is None:
-            return None
-        services.battle_result_dispute(
-            campaign=viewer.campaign, battle=battle, user=viewer.user, note=data["note"]
-        )
-        return _("You disputed the result of battle %(battle)s: the game master settles it.")
-
-    return _action(request, slug, key, act)
+@_action
+def result_dispute(a: Asked) -> str | None:
+    if not a.rights.can_dispute:
+        raise NotAllowed(_("You cannot dispute this result."))
+    data = _valid(DisputeForm(a.request.POST), a.extra, "dispute_form")
+    if data is None:
+        return None
+    services.battle_result_dispute(
+        campaign=a.viewer.campaign, battle=a.battle, user=a.viewer.user, note=data["note"]
+    )
+    return _("You disputed the result of battle %(battle)s: the game master settles it.")
 
 
-@require_POST
-def result_resolver(request: HttpRequest, slug: str, key: str) -> HttpResponse:
-    def act(
-        viewer: Viewer, battle: Battle, rights: BattleRights, extra: dict[str, Any]
-    ) -> str | None:
-        if not rights.is_gm:
-            raise NotAllowed(_("Only the game master chooses how a battle is resolved."))
-        data = _valid(ResolverForm(request.POST), extra, "resolver_form")
-        if data is None:
-            return None
-        services.battle_resolver_set(
-            campaign=viewer.campaign,
-            battle=battle,
-            user=viewer.user,
-            resolver=data["resolver"],
-            auto_at_deadline=data["auto_at_deadline"],
-        )
-        return _("The resolver of battle %(battle)s is saved.")
-
-    return _action(request, slug, key, act)
+@_action
+def result_resolver(a: Asked) -> str | None:
+    if not a.rights.is_gm:
+        raise NotAllowed(_("Only the game master chooses how a battle is resolved."))
+    data = _valid(ResolverForm(a.request.POST), a.extra, "resolver_form")
+    if data is None:
+        return None
+    services.battle_resolver_set(
+        campaign=a.viewer.campaign,
+        battle=a.battle,
+        user=a.viewer.user,
+        resolver=data["resolver"],
+        auto_at_deadline=data["auto_at_deadline"],
+    )
+    return _("The resolver of battle %(battle)s is saved.")
 
 
-@require_POST
-def result_auto(request: HttpRequest, slug: str, key: str) -> HttpResponse:
-    def act(
-        viewer: Viewer, battle: Battle, rights: BattleRights, extra: dict[str, Any]
-    ) -> str | None:
-        if not rights.can_set_resolver:
-            raise NotAllowed(_("Only the game master can auto-resolve a battle."))
-        services.battle_auto_resolve(campaign=viewer.campaign, battle=battle, user=viewer.user)
-        return _("The tactical engine fought battle %(battle)s: its result is settled.")
-
-    return _action(request, slug, key, act)
+@_action
+def result_auto(a: Asked) -> str | None:
+    if not a.rights.can_set_resolver:
+        raise NotAllowed(_("Only the game master can auto-resolve a battle."))
+    services.battle_auto_resolve(campaign=a.viewer.campaign, battle=a.battle, user=a.viewer.user)
+    return _("The tactical engine fought battle %(battle)s: its result is settled.")
 
 
-@require_POST
-def result_photo(request: HttpRequest, slug: str, key: str) -> HttpResponse:
-    def act(
-        viewer: Viewer, battle: Battle, rights: BattleRights, extra: dict[str, Any]
-    ) -> str | None:
-        if not rights.can_add_photo:
-            raise NotAllowed(_("Only the players of the battle and the game master add photos."))
-        data = _valid(PhotoForm(request.POST, request.FILES), extra, "photo_form")
-        if data is None:
-            return None
-        services.battle_photo_add(
-            campaign=viewer.campaign,
-            battle=battle,
-            user=viewer.user,
-            file=data["photo"],
-            caption=data["caption"],
-        )
-        return _("The photo is added to battle %(battle)s.")
-
-    return _action(request, slug, key, act)
+@_action
+def result_photo(a: Asked) -> str | None:
+    if not a.rights.can_add_photo:
+        raise NotAllowed(_("Only the players of the battle and the game master add photos."))
+    data = _valid(PhotoForm(a.request.POST, a.request.FILES), a.extra, "photo_form")
+    if data is None:
+        return None
+    services.battle_photo_add(
+        campaign=a.viewer.campaign,
+        battle=a.battle,
+        user=a.viewer.user,
+        file=data["photo"],
+        caption=data["caption"],
+    )
+    return _("The photo is added to battle %(battle)s.")
 
 
 def _again(

@@ -6,6 +6,7 @@ controls. A control redirects back on success and shows the page again with its 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from django import forms
@@ -24,6 +25,8 @@ from campaign.turns import selectors, services
 from campaign.turns.forms import BattlesDeadlineForm, DeadlineForm, ExtendForm, deadline_initial
 
 TEMPLATE = "campaign/detail.html"
+
+Control = Callable[[HttpRequest, Turn, dict[str, Any]], str]
 
 
 def _context(viewer: Viewer, **extra: Any) -> dict[str, Any]:
@@ -87,21 +90,25 @@ def turn_status(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 # --- the GM's controls -----------------------------------------------------------------------
 
 
-def _control(
-    request: HttpRequest, slug: str, act: Callable[[Turn, dict[str, Any]], str]
-) -> HttpResponse:
-    """Run one control for the GM: `act(turn, extra)` does it and says what was done, or
-    raises why not (a form it bound goes into `extra`, to show its errors)."""
-    viewer = campaign_viewer(request, slug)
-    require_gm(viewer)
-    extra: dict[str, Any] = {}
-    try:
-        done = act(turn_current(campaign=viewer.campaign), extra)
-    except ServiceError as e:
-        context = _context(viewer, control_error=str(e), **extra)
-        return render(request, TEMPLATE, context, status=400)
-    messages.success(request, done)
-    return redirect("campaign:detail", slug=viewer.campaign.slug)
+def _control(act: Control) -> Callable[[HttpRequest, str], HttpResponse]:
+    """The view of one GM control: `act(request, turn, extra)` does it and says what was done,
+    or raises why not (a form it bound goes into `extra`, to show its errors)."""
+
+    @require_POST
+    @wraps(act)
+    def view(request: HttpRequest, slug: str) -> HttpResponse:
+        viewer = campaign_viewer(request, slug)
+        require_gm(viewer)
+        extra: dict[str, Any] = {}
+        try:
+            done = act(request, turn_current(campaign=viewer.campaign), extra)
+        except ServiceError as e:
+            context = _context(viewer, control_error=str(e), **extra)
+            return render(request, TEMPLATE, context, status=400)
+        messages.success(request, done)
+        return redirect("campaign:detail", slug=viewer.campaign.slug)
+
+    return view
 
 
 def _bound(form: forms.Form, extra: dict[str, Any], name: str, invalid: str) -> dict[str, Any]:
@@ -112,89 +119,68 @@ def _bound(form: forms.Form, extra: dict[str, Any], name: str, invalid: str) -> 
     return form.cleaned_data
 
 
-@require_POST
-def turn_deadline(request: HttpRequest, slug: str) -> HttpResponse:
+@_control
+def turn_deadline(request: HttpRequest, turn: Turn, extra: dict[str, Any]) -> str:
     """Set or clear when orders close."""
-
-    def act(turn: Turn, extra: dict[str, Any]) -> str:
-        data = _bound(
-            DeadlineForm(request.POST),
-            extra,
-            "deadline_form",
-            _("The deadline could not be set: see the form."),
-        )
-        services.turn_open(turn=turn, deadline=data["deadline"], timezone=data["timezone"])
-        return _("The deadline is set.") if data["deadline"] else _("The turn has no deadline now.")
-
-    return _control(request, slug, act)
+    data = _bound(
+        DeadlineForm(request.POST),
+        extra,
+        "deadline_form",
+        _("The deadline could not be set: see the form."),
+    )
+    services.turn_open(turn=turn, deadline=data["deadline"], timezone=data["timezone"])
+    return _("The deadline is set.") if data["deadline"] else _("The turn has no deadline now.")
 
 
-@require_POST
-def turn_battles_deadline(request: HttpRequest, slug: str) -> HttpResponse:
+@_control
+def turn_battles_deadline(request: HttpRequest, turn: Turn, extra: dict[str, Any]) -> str:
     """Set or clear when the waiting battles' results are due."""
-
-    def act(turn: Turn, extra: dict[str, Any]) -> str:
-        data = _bound(
-            BattlesDeadlineForm(request.POST),
-            extra,
-            "battles_deadline_form",
-            _("The battles deadline could not be set: see the form."),
-        )
-        services.turn_battles_deadline_set(
-            turn=turn, deadline=data["deadline"], timezone=data["timezone"]
-        )
-        if data["deadline"]:
-            return _("The battles deadline is set.")
-        return _("The battles have no deadline now.")
-
-    return _control(request, slug, act)
+    data = _bound(
+        BattlesDeadlineForm(request.POST),
+        extra,
+        "battles_deadline_form",
+        _("The battles deadline could not be set: see the form."),
+    )
+    services.turn_battles_deadline_set(
+        turn=turn, deadline=data["deadline"], timezone=data["timezone"]
+    )
+    if data["deadline"]:
+        return _("The battles deadline is set.")
+    return _("The battles have no deadline now.")
 
 
-@require_POST
-def turn_extend(request: HttpRequest, slug: str) -> HttpResponse:
-    def act(turn: Turn, extra: dict[str, Any]) -> str:
-        data = _bound(
-            ExtendForm(request.POST),
-            extra,
-            "extend_form",
-            _("The turn could not be extended: see the form."),
-        )
-        services.turn_extend(turn=turn, **data)
-        return _("The deadline has been extended.")
-
-    return _control(request, slug, act)
+@_control
+def turn_extend(request: HttpRequest, turn: Turn, extra: dict[str, Any]) -> str:
+    data = _bound(
+        ExtendForm(request.POST),
+        extra,
+        "extend_form",
+        _("The turn could not be extended: see the form."),
+    )
+    services.turn_extend(turn=turn, **data)
+    return _("The deadline has been extended.")
 
 
-@require_POST
-def turn_pause(request: HttpRequest, slug: str) -> HttpResponse:
-    def act(turn: Turn, extra: dict[str, Any]) -> str:
-        services.turn_pause(turn=turn)
-        return _("The turn is paused: its deadline will not fire.")
-
-    return _control(request, slug, act)
+@_control
+def turn_pause(request: HttpRequest, turn: Turn, extra: dict[str, Any]) -> str:
+    services.turn_pause(turn=turn)
+    return _("The turn is paused: its deadline will not fire.")
 
 
-@require_POST
-def turn_resume(request: HttpRequest, slug: str) -> HttpResponse:
-    def act(turn: Turn, extra: dict[str, Any]) -> str:
-        services.turn_resume(turn=turn)
-        return _("The turn has resumed; the deadline moved on by the time it was paused.")
-
-    return _control(request, slug, act)
+@_control
+def turn_resume(request: HttpRequest, turn: Turn, extra: dict[str, Any]) -> str:
+    services.turn_resume(turn=turn)
+    return _("The turn has resumed; the deadline moved on by the time it was paused.")
 
 
-@require_POST
-def turn_close(request: HttpRequest, slug: str) -> HttpResponse:
+@_control
+def turn_close(request: HttpRequest, turn: Turn, extra: dict[str, Any]) -> str:
     """Close the open turn now, whatever its deadline; its resolution starts."""
-
-    def act(turn: Turn, extra: dict[str, Any]) -> str:
-        services.turn_close(turn=turn, queue_resolution=True)
-        return _("The turn is closed and its resolution has started.")
-
-    return _control(request, slug, act)
+    services.turn_close(turn=turn, queue_resolution=True)
+    return _("The turn is closed and its resolution has started.")
 
 
-@require_POST
-def turn_advance(request: HttpRequest, slug: str) -> HttpResponse:
+@_control
+def turn_advance(request: HttpRequest, turn: Turn, extra: dict[str, Any]) -> str:
     """Move the turn one step on (`services.turn_advance`)."""
-    return _control(request, slug, lambda turn, extra: services.turn_advance(turn=turn))
+    return services.turn_advance(turn=turn)
