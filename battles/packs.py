@@ -37,8 +37,9 @@ from campaign.labels import (
     label,
 )
 from campaign.models import Player, Side, Turn, TurnResolution
+from campaign.names import force_label, member_labels
 from campaign.sentences import WEATHER_PHRASE, signed
-from rules import CampaignState, General, Individual, Unit
+from rules import CampaignState
 
 
 def battle_get_for_viewer(*, viewer: Viewer, key: str) -> Battle | None:
@@ -98,36 +99,20 @@ class BattleNames:
 
     def __init__(self, state: CampaignState) -> None:
         self.forces = {f.id: f for f in state.forces}
-        self.units: dict[str, Unit] = {}
-        self.generals: dict[str, General] = {}
-        self.individuals: dict[str, Individual] = {}
+        self.units = {u.id: u for f in state.forces for c in f.commands for u in c.units}
+        self.members: dict[str, str] = {}
         self.force_of: dict[str, str] = {}
         for f in state.forces:
-            for c in f.commands:
-                if c.general is not None:
-                    self.generals[c.general.id] = c.general
-                    self.force_of[c.general.id] = f.id
-                for u in c.units:
-                    self.units[u.id] = u
-                    self.force_of[u.id] = f.id
-            for i in f.individuals:
-                self.individuals[i.id] = i
-                self.force_of[i.id] = f.id
+            for mid, name in member_labels(f):
+                self.members[mid] = name
+                self.force_of[mid] = f.id
 
     def force_name(self, fid: str) -> str:
         f = self.forces.get(fid)
-        return (f.name if f is not None and f.name else "") or _("force %(id)s") % {"id": fid}
+        return force_label(f) if f is not None else _("force %(id)s") % {"id": fid}
 
     def member_name(self, mid: str) -> str:
-        if mid in self.units:
-            return self.units[mid].type or mid
-        if mid in self.generals:
-            g = self.generals[mid]
-            return g.name or _("the general %(id)s") % {"id": mid}
-        if mid in self.individuals:
-            i = self.individuals[mid]
-            return i.name or i.kind.value.replace("-", " ")
-        return mid
+        return self.members.get(mid, mid)
 
 
 # --- the pack -----------------------------------------------------------------------------------

@@ -6,13 +6,28 @@ fog-of-war lens scrubs it first), so it reads as "an unseen force"."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from django.utils.translation import gettext as _
 
 from campaign.fog import Lens, id_tokens
-from rules import CampaignState
+from rules import CampaignState, Force
+
+
+def force_label(force: Force) -> str:
+    return force.name or _("force %(id)s") % {"id": force.id}
+
+
+def member_labels(force: Force) -> Iterator[tuple[str, str]]:
+    """Each member of a force (its generals, units and characters) with its readable name."""
+    for c in force.commands:
+        if c.general is not None:
+            yield c.general.id, c.general.name or _("the general %(id)s") % {"id": c.general.id}
+        for u in c.units:
+            yield u.id, u.type or u.id
+    for i in force.individuals:
+        yield i.id, i.name or i.kind.value.replace("-", " ")
 
 
 class Names:
@@ -40,17 +55,9 @@ class Names:
             for h in s.holdings:
                 self._holdings[h.id] = h.name or h.id
             for f in s.forces:
-                self._forces[f.id] = f.name or _("force %(id)s") % {"id": f.id}
-                for c in f.commands:
-                    if c.general is not None:
-                        self._members[c.general.id] = (
-                            c.general.name or _("the general %(id)s") % {"id": c.general.id},
-                            f.id,
-                        )
-                    for u in c.units:
-                        self._members[u.id] = (u.type or u.id, f.id)
-                for i in f.individuals:
-                    self._members[i.id] = (i.name or i.kind.value.replace("-", " "), f.id)
+                self._forces[f.id] = force_label(f)
+                for mid, label in member_labels(f):
+                    self._members[mid] = (label, f.id)
 
     def force(self, fid: Any) -> str:
         if not fid:
