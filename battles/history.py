@@ -46,7 +46,7 @@ from campaign.fog import (
     sees_sides,
 )
 from campaign.labels import FATE, OUTCOME, label
-from campaign.models import Turn, TurnResolution
+from campaign.models import TurnResolution
 from campaign.names import Names
 from campaign.sentences import event_sentence
 
@@ -485,7 +485,7 @@ def battle_report_get(*, battle: Battle, viewer: Viewer) -> BattleReport:
         sheet=sheet,
         result=result,
         after_run=after is not None,
-        resolving=battle.turn.status == Turn.Status.RESOLVING_AFTER,
+        resolving=battle.turn.resolving_after_battles,
         outcome_text=outcome_text,
         checks=checks,
         consequences=consequences,

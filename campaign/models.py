@@ -337,6 +337,11 @@ class Turn(models.Model):
         return self.paused_at is not None
 
     @property
+    def is_closed(self) -> bool:
+        """Orders are closed; Phases 0–2 wait for a worker to start them."""
+        return self.status == self.Status.CLOSED
+
+    @property
     def busy(self) -> bool:
         """Closed or being resolved: something is under way that needs no one's input."""
         return self.status in (
@@ -348,6 +353,11 @@ class Turn(models.Model):
     @property
     def resolving(self) -> bool:
         return self.status in (self.Status.RESOLVING, self.Status.RESOLVING_AFTER)
+
+    @property
+    def resolving_after_battles(self) -> bool:
+        """Phases 4–8 are being resolved."""
+        return self.status == self.Status.RESOLVING_AFTER
 
     @property
     def waiting_for_battles(self) -> bool:

@@ -413,7 +413,7 @@ def turn_advance(*, turn: Turn) -> str:
     if turn.is_open:
         turn_close(turn=turn, queue_resolution=True)
         return _("Turn %(turn)s is closed and its resolution has started.") % values
-    if turn.status == Turn.Status.CLOSED:
+    if turn.is_closed:
         enqueue_on_commit(RESOLVE_TASK, turn.pk)
         return _("The resolution of turn %(turn)s has started.") % values
     if turn.waiting_for_battles:

@@ -83,7 +83,7 @@ class Command(BaseCommand):
         if turn.is_open:
             turn = services.turn_close(turn=turn, seed=seed)
             self.stdout.write(f"Turn {turn.number} closed. Seed hash: {turn.seed_hash}")
-        if turn.status == Turn.Status.CLOSED:
+        if turn.is_closed:
             out = services.turn_resolve(turn_id=turn.pk)
             self._summary(f"Turn {turn.number}, Phases 0–2", out)
             turn.refresh_from_db()
