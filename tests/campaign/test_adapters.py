@@ -26,8 +26,7 @@ from rules.codec import from_data, to_data
 from rules.dice import SeededDice, derive_seed
 from rules.generate import generate_campaign, generate_orders
 from rules.turn import resolve_after_battles, resolve_turn
-
-from .conftest import battle_result_data
+from tests.campaign.conftest import battle_result_data
 
 pytestmark = pytest.mark.django_db
 

@@ -20,7 +20,7 @@ from campaign.setup.invitations import (
     user_get_or_create,
 )
 from campaign.setup.services import campaign_create_blank, campaign_start
-from tests.campaign.test_setup import World, make_world
+from tests.campaign.setup.test_setup import World, make_world
 
 pytestmark = pytest.mark.django_db
 

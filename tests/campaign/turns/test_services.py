@@ -20,8 +20,7 @@ from campaign.turns import resolution
 from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles
 from rules.codec import to_data
 from rules.types import Status
-
-from .conftest import battle_result_data
+from tests.campaign.conftest import battle_result_data
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from campaign.exchange.export import FORMAT, campaign_export, export_json
 from campaign.models import Force
 from campaign.selectors import turn_current
 from campaign.turns.services import turn_close
-from tests.campaign.test_report import (
+from tests.campaign.reports.test_report import (
     DEFENDER_IDS,
     HIDDEN_DEFENDERS,
     HIDDEN_RAIDERS,

@@ -29,7 +29,7 @@ from campaign.setup.rosters import (
 )
 from campaign.setup.services import campaign_start, player_create
 from rules.setup import validate_force_organisation
-from tests.campaign.test_setup import GENERAL, UNIT, World, make_world
+from tests.campaign.setup.test_setup import GENERAL, UNIT, World, make_world
 
 pytestmark = pytest.mark.django_db
 
