@@ -102,7 +102,7 @@ def state_load(*, campaign: Campaign, turn: Turn | None = None) -> R.CampaignSta
         ),
         holdings=tuple(holdings),
         forces=tuple(forces),
-        options=from_data(R.Options, campaign.options),
+        options=options_of(campaign),
         scenario=campaign.scenario or None,
         weather=R.Weather(campaign.weather),
         force_weather={k: R.Weather(v) for k, v in campaign.force_weather.items()},
@@ -414,6 +414,19 @@ def _squares(campaign: Campaign, gmap: R.GameMap) -> Iterable[Square]:
 def state_current(*, campaign: Campaign) -> R.CampaignState:
     """The campaign's state now, with its current turn's carried data (Phases 0–2 → 4–8)."""
     return state_load(campaign=campaign, turn=turn_current(campaign=campaign))
+
+
+def options_of(campaign: Campaign) -> R.Options:
+    """The campaign's options (R-options of `rules.types.Options`) as the rules read them."""
+    return options_from_data(campaign.options)
+
+
+def options_from_data(data: Any, where: str = "options") -> R.Options:
+    return from_data(R.Options, data, where)
+
+
+def options_to_data(options: R.Options) -> Any:
+    return to_data(options)
 
 
 def state_from_data(data: Any, where: str = "state") -> R.CampaignState:

@@ -13,11 +13,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import rules as R
-from campaign import labels
+from campaign import adapters, labels
 from campaign.errors import ServiceError
 from campaign.models import Campaign
 from campaign.setup.base import campaign_lock
-from rules import ATTRITION_FORMULAS, FormatError, from_data, to_data
+from rules import ATTRITION_FORMULAS, FormatError, to_data
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -310,7 +310,7 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
 OPTIONS_BY_NAME: Mapping[str, OptionSpec] = {s.name: s for s in OPTION_SPECS}
 
 
-def options_from_data(data: Mapping[str, Any], base: R.Options | None = None) -> R.Options:
+def options_checked(data: Mapping[str, Any], base: R.Options | None = None) -> R.Options:
     """`base` (default: the defaults) with the fields in `data`, each checked: unknown names,
     values outside an option's choices or below its minimum are refused beside the field."""
     errors: dict[str | None, list[str]] = {}
@@ -344,7 +344,7 @@ def options_from_data(data: Mapping[str, Any], base: R.Options | None = None) ->
     if errors:
         raise ServiceError(errors)
     try:
-        return from_data(R.Options, merged, "options")
+        return adapters.options_from_data(merged)
     except FormatError as e:
         raise ServiceError(str(e)) from e
 
@@ -354,8 +354,8 @@ def options_update(*, campaign: Campaign, data: Mapping[str, Any]) -> R.Options:
     """Set campaign options (every field of `rules.types.Options`; those left out keep their
     value). Values are checked against each option's choices and minimum."""
     locked = campaign_lock(campaign)
-    options = options_from_data(data, from_data(R.Options, locked.options))
-    locked.options = to_data(options)
+    options = options_checked(data, adapters.options_of(locked))
+    locked.options = adapters.options_to_data(options)
     locked.save(update_fields=["options"])
     campaign.options = locked.options
     return options

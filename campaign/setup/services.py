@@ -45,13 +45,12 @@ from campaign.setup.base import (
     state_of,
 )
 from campaign.setup.map_import import MAP_MAX, MAP_MIN
-from campaign.setup.options import options_from_data
+from campaign.setup.options import options_checked
 from campaign.setup.rosters import placement_problems
 from rules import (
     RulesError,
     SetupError,
     Thirds,
-    from_data,
     load_scenario,
     territory_thirds,
     territory_zones,
@@ -159,7 +158,7 @@ def campaign_create_blank(
     if not name:
         raise ServiceError({"name": [_("Give the campaign a name.")]})
     if options is not None and not isinstance(options, R.Options):
-        options = options_from_data(options)
+        options = options_checked(options)
     if scenario:
         folder = SCENARIO_FIXTURES.get(scenario)
         if folder is None:
@@ -453,7 +452,7 @@ def holding_place(
     if player.campaign_id != locked.pk:
         raise ServiceError({"player": [_("That player belongs to another campaign.")]})
     on_map_check(locked, x, y)
-    options = from_data(R.Options, locked.options)
+    options = adapters.options_of(locked)
     if feature:
         if not options.holding_features:
             raise ServiceError({"feature": [_("Holding features (§2.4) are not in use.")]})

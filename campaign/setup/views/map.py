@@ -26,7 +26,6 @@ from campaign.setup import services as setup
 from campaign.setup.forms import HoldingForm, ImportForm, SquareForm, TerritoryForm
 from campaign.setup.map_import import map_import
 from campaign.setup.views.pages import gm_viewer, page, refusal_show, require_setup
-from rules import from_data
 
 
 def setup_map_model(
@@ -276,7 +275,7 @@ def setup_holdings(request: HttpRequest, slug: str) -> HttpResponse:
     viewer = campaign_viewer(request, slug)
     campaign = viewer.campaign
     players = _holding_players(viewer)
-    options = from_data(R.Options, campaign.options)
+    options = adapters.options_of(campaign)
     form = HoldingForm(
         request.POST if request.method == "POST" else None,
         players=players,

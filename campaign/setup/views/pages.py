@@ -20,14 +20,13 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-import rules as R
+from campaign import adapters
 from campaign.access import NotAllowed, Viewer, campaign_viewer, require_gm
 from campaign.errors import ServiceError, form_errors_add
 from campaign.models import Membership, Player
 from campaign.setup import services as setup
 from campaign.setup.forms import NewCampaignForm, OptionsForm
 from campaign.setup.options import OPTION_SPECS, OptionSpec, options_update
-from rules import from_data
 
 # --- what every set-up page shares -----------------------------------------------------------
 
@@ -108,7 +107,7 @@ def setup_options(request: HttpRequest, slug: str) -> HttpResponse:
     GM changes them while set-up is open."""
     viewer = campaign_viewer(request, slug)
     campaign = viewer.campaign
-    options = from_data(R.Options, campaign.options)
+    options = adapters.options_of(campaign)
     editable = viewer.is_gm and campaign.setup_open
     if request.method == "POST" and not editable:
         require_gm(viewer)
