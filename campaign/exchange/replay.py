@@ -8,6 +8,7 @@ player may read of the differences: `campaign.reports.turn_report.turn_replay_fo
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,15 +110,22 @@ def _rerun(r: TurnResolution) -> tuple[list[dict[str, Any]], list[dict[str, Any]
     return plain([x.to_dict() for x in out.ledger]), plain([e.to_dict() for e in out.events])
 
 
+def _mismatches(
+    stored: list[dict[str, Any]], replayed: list[dict[str, Any]]
+) -> Iterator[tuple[int, dict[str, Any] | None, dict[str, Any] | None]]:
+    """Each position where the two lists differ, with both entries (None past one's end)."""
+    for i in range(max(len(stored), len(replayed))):
+        a = stored[i] if i < len(stored) else None
+        b = replayed[i] if i < len(replayed) else None
+        if a != b:
+            yield i, a, b
+
+
 def _ledger_diff(
     stage: str, stored: list[dict[str, Any]], replayed: list[dict[str, Any]]
 ) -> list[str]:
     out = []
-    for i in range(max(len(stored), len(replayed))):
-        a = stored[i] if i < len(stored) else None
-        b = replayed[i] if i < len(replayed) else None
-        if a == b:
-            continue
+    for i, a, b in _mismatches(stored, replayed):
         entry = a or b or {}
         where = f"{stage}: ledger #{entry.get('seq', i + 1)} ({entry.get('purpose', '?')})"
         out.append(f"{where}: {_describe(a, b)}")
@@ -127,14 +135,10 @@ def _ledger_diff(
 def _events_diff(
     stage: str, stored: list[dict[str, Any]], replayed: list[dict[str, Any]]
 ) -> list[str]:
-    out = []
-    for i in range(max(len(stored), len(replayed))):
-        a = stored[i] if i < len(stored) else None
-        b = replayed[i] if i < len(replayed) else None
-        if a != b:
-            kind = (a or b or {}).get("type", "?")
-            out.append(f"{stage}: event #{i + 1} ({kind}): {_describe(a, b)}")
-    return out
+    return [
+        f"{stage}: event #{i + 1} ({(a or b or {}).get('type', '?')}): {_describe(a, b)}"
+        for i, a, b in _mismatches(stored, replayed)
+    ]
 
 
 def _describe(stored: dict[str, Any] | None, replayed: dict[str, Any] | None) -> str:
