@@ -20,17 +20,19 @@ from campaign.setup.invitations import membership_add, user_get_or_create
 
 @pytest.fixture(autouse=True)
 def celery_eager(request):
-    """Tasks run in-process in tests, except those marked `celery`, which test a real worker
-    and broker. (With a broker configured, the settings would send every task to it.)"""
+    """Tasks run in-process in tests, their errors raised, except those marked `celery`, which
+    test a real worker and broker. (With a broker configured, the settings would send every
+    task to it.)"""
     from config.celery import app
 
     if request.node.get_closest_marker("celery"):
         yield
         return
-    old = app.conf.task_always_eager
-    app.conf.task_always_eager = True
+    conf = app.conf
+    saved = conf.task_always_eager, conf.task_eager_propagates
+    conf.task_always_eager, conf.task_eager_propagates = True, True
     yield
-    app.conf.task_always_eager = old
+    conf.task_always_eager, conf.task_eager_propagates = saved
 
 
 CAST = ("gm", "side_a", "side_b", "observer", "outsider", "anonymous")

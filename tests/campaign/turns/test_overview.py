@@ -15,22 +15,12 @@ from campaign.models import Orders, Turn
 from campaign.orders.services import orders_submit
 from campaign.selectors import turn_current
 from campaign.turns.services import turn_close, turn_open, turn_resolve, turn_resolve_after_battles
-from config import celery_app
 
 pytestmark = pytest.mark.django_db
 
 MEMBERS = ("gm", "side_a", "side_b", "observer")
 POLL = 'hx-trigger="every 2s"'
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture(autouse=True)
-def eager():
-    conf = celery_app.conf
-    saved = conf.task_always_eager, conf.task_eager_propagates
-    conf.task_always_eager, conf.task_eager_propagates = True, True
-    yield
-    conf.task_always_eager, conf.task_eager_propagates = saved
 
 
 @pytest.fixture

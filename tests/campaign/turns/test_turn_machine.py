@@ -36,21 +36,11 @@ from campaign.turns.tasks import (
     turn_resolve_after_battles_task,
     turn_resolve_task,
 )
-from config import celery_app
 from notifications.models import Kind, Notification
 
 pytestmark = pytest.mark.django_db
 
 SEED = 5  # the demo's turn 1 with this seed: every raider moves, no battle
-
-
-@pytest.fixture(autouse=True)
-def eager():
-    conf = celery_app.conf
-    saved = conf.task_always_eager, conf.task_eager_propagates
-    conf.task_always_eager, conf.task_eager_propagates = True, True
-    yield
-    conf.task_always_eager, conf.task_eager_propagates = saved
 
 
 @pytest.fixture
