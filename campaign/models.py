@@ -35,6 +35,14 @@ class Campaign(models.Model):
         choices=[("hold", _("The force holds its status and does not move"))],
         default="hold",
     )
+    auto_close = models.BooleanField(
+        _("close automatically when everyone has confirmed"),
+        default=False,
+        help_text=_(
+            "When every active player has confirmed his orders, the turn closes and is "
+            "resolved at once, before its deadline."
+        ),
+    )
     width = models.PositiveSmallIntegerField(_("map width"))
     height = models.PositiveSmallIntegerField(_("map height"))
     # the rules state beyond the rows below (spec §4, §5.3, §9.2)

@@ -69,6 +69,7 @@ def campaign_export(*, campaign: Campaign) -> dict[str, Any]:
             "name": campaign.name,
             "description": campaign.description,
             "fog_of_war": campaign.fog_of_war,
+            "auto_close": campaign.auto_close,
         },
         "sides": {s.key: s.name for s in campaign.sides.all()},
         "colours": {p.key: p.colour for p in players},

@@ -81,6 +81,7 @@ def _campaign_create(data: dict[str, Any]) -> Campaign:
         name=info["name"],
         description=info.get("description", ""),
         fog_of_war=bool(info.get("fog_of_war", False)),
+        auto_close=bool(info.get("auto_close", False)),
         scenario=state.scenario or "",
         width=state.map.width,
         height=state.map.height,

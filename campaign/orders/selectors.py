@@ -216,6 +216,7 @@ class OrdersPage:
     forces: tuple[ForceCard, ...]
     enemy: EnemyPicture
     surrendered: bool = False
+    others_unconfirmed: int = 0  # active players besides this one who have not confirmed
 
     @property
     def editable(self) -> bool:
@@ -243,6 +244,10 @@ def orders_page_get_for_player(*, viewer: Viewer, turn: Turn) -> OrdersPage:
         for card in force_cards_list_for_player(state=state, player_key=player.key, orders=orders)
     ]
     me = next((p for p in state.players if p.id == player.key), None)
+    others = [p.id for p in state.players if not p.surrendered and p.id != player.key]
+    confirmed = Orders.objects.filter(
+        turn=turn, status=Orders.Status.CONFIRMED, player__key__in=others
+    ).count()
     return OrdersPage(
         turn=turn,
         player=player,
@@ -252,6 +257,7 @@ def orders_page_get_for_player(*, viewer: Viewer, turn: Turn) -> OrdersPage:
         forces=tuple(cards),
         enemy=enemy,
         surrendered=bool(me and me.surrendered),
+        others_unconfirmed=len(others) - confirmed,
     )
 
 

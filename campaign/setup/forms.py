@@ -56,6 +56,14 @@ class NewCampaignForm(forms.Form):
             "Players see enemy forces only where their own forces and holdings watch."
         ),
     )
+    auto_close = forms.BooleanField(
+        label=gettext_lazy("Close each turn automatically when everyone has confirmed"),
+        required=False,
+        help_text=gettext_lazy(
+            "Off: you close each turn yourself, or its deadline does. You can change this "
+            "on the overview at any time."
+        ),
+    )
     description = forms.CharField(
         label=gettext_lazy("Description"), required=False, widget=forms.Textarea
     )

@@ -86,6 +86,7 @@ def campaign_create(
     description: str = "",
     colours: dict[str, str] | None = None,
     fog_of_war: bool = False,
+    auto_close: bool = False,
     gm: User | None = None,
 ) -> Campaign:
     """A new campaign from a complete rules state. A scenario's options are applied (its data
@@ -104,6 +105,7 @@ def campaign_create(
         description=description,
         scenario=state.scenario or "",
         fog_of_war=fog_of_war,
+        auto_close=auto_close,
         width=state.map.width,
         height=state.map.height,
         options=to_data(state.options),
@@ -147,6 +149,7 @@ def campaign_create_blank(
     height: int = 12,
     options: R.Options | Mapping[str, Any] | None = None,
     fog_of_war: bool = False,
+    auto_close: bool = False,
     scenario: str | None = None,
     description: str = "",
 ) -> Campaign:
@@ -182,6 +185,7 @@ def campaign_create_blank(
             state=state if options is None else replace(state, options=options),
             colours=dict(demo.get("colours", {})),
             fog_of_war=fog_of_war,
+            auto_close=auto_close,
             gm=gm,
         )
     for field, value in (("width", width), ("height", height)):
@@ -195,6 +199,7 @@ def campaign_create_blank(
         description=description,
         options=to_data(options or R.Options()),
         fog_of_war=fog_of_war,
+        auto_close=auto_close,
         setup_open=True,
         width=width,
         height=height,

@@ -115,8 +115,7 @@ def turn_open(*, turn: Turn, deadline: datetime | None, timezone: str) -> Turn:
         turn.paused_at = djtz.now()
     turn.save(update_fields=["deadline", "timezone", "paused_at"])
     enqueue_on_commit(notices.notify_turn_opened_task, turn.pk)
-    if turn.deadline is not None:
-        enqueue_on_commit(CLOSE_IF_READY_TASK, turn.pk)
+    turn_close_if_ready_queue(turn=turn)
     return turn
 
 
@@ -144,8 +143,7 @@ def turn_resume(*, turn: Turn) -> Turn:
         turn.deadline += max(timedelta(0), djtz.now() - turn.paused_at)
     turn.paused_at = None
     turn.save(update_fields=["paused_at", "deadline"])
-    if turn.deadline is not None:
-        enqueue_on_commit(CLOSE_IF_READY_TASK, turn.pk)
+    turn_close_if_ready_queue(turn=turn)
     return turn
 
 
@@ -256,13 +254,14 @@ def turn_all_confirmed(*, turn: Turn) -> bool:
 
 def turn_close_if_ready(*, turn_id: int) -> Turn | None:
     """Close an open turn before its deadline when every active player has confirmed his
-    orders. Not a paused turn, nor one without a deadline (the GM closes those)."""
+    orders, if the GM chose that for the campaign (`Campaign.auto_close`); never a paused
+    turn. Otherwise the GM closes it, or its deadline does."""
     turn = Turn.objects.select_related("campaign").filter(pk=turn_id).first()
     if (
         turn is None
+        or not turn.campaign.auto_close
         or not turn.is_open
         or turn.paused
-        or turn.deadline is None
         or not turn_all_confirmed(turn=turn)
     ):
         return None
@@ -272,10 +271,24 @@ def turn_close_if_ready(*, turn_id: int) -> Turn | None:
         return None
 
 
+@transaction.atomic
+def turn_auto_close_set(*, turn: Turn, on: bool) -> Turn:
+    """The GM's choice for the campaign: close the turn by itself once every active player has
+    confirmed (`on`), or leave closing to him and the deadline. Switched on while everyone
+    has already confirmed, it closes the open turn at once."""
+    turn = _locked(turn)
+    campaign = turn.campaign
+    campaign.auto_close = on
+    campaign.save(update_fields=["auto_close", "updated_at"])
+    if turn.is_open:
+        turn_close_if_ready_queue(turn=turn)
+    return turn
+
+
 def turn_close_if_ready_queue(*, turn: Turn) -> None:
-    """Orders were confirmed for `turn`: if it has a deadline, see (once this commits) whether
-    every player has confirmed, which closes it early."""
-    if turn.deadline is not None:
+    """Orders were confirmed for `turn`: if the campaign closes by itself, see (once this
+    commits) whether every player has confirmed, which closes it early."""
+    if turn.campaign.auto_close:
         enqueue_on_commit(CLOSE_IF_READY_TASK, turn.pk)
 
 
@@ -294,9 +307,12 @@ def turn_deadlines_check(*, now: datetime | None = None) -> DeadlineCheck:
     now = now or djtz.now()
     closed = turn_close_due(now=now)
     ready = []
-    waiting = Turn.objects.filter(
-        status=Turn.Status.OPEN, paused_at__isnull=True, deadline__gt=now
-    ).values_list("pk", flat=True)
+    waiting = (
+        Turn.objects.filter(status=Turn.Status.OPEN, paused_at__isnull=True)
+        .filter(campaign__auto_close=True)
+        .exclude(deadline__lte=now)
+        .values_list("pk", flat=True)
+    )
     for pk in waiting:
         turn = turn_close_if_ready(turn_id=pk)
         if turn is not None:

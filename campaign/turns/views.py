@@ -184,3 +184,13 @@ def turn_close(request: HttpRequest, turn: Turn, extra: dict[str, Any]) -> str:
 def turn_advance(request: HttpRequest, turn: Turn, extra: dict[str, Any]) -> str:
     """Move the turn one step on (`services.turn_advance`)."""
     return services.turn_advance(turn=turn)
+
+
+@_control
+def turn_auto_close(request: HttpRequest, turn: Turn, extra: dict[str, Any]) -> str:
+    """Switch the campaign's closing on every confirmation on or off."""
+    on = request.POST.get("auto_close") == "on"
+    services.turn_auto_close_set(turn=turn, on=on)
+    if on:
+        return _("The turn now closes and is resolved as soon as every player has confirmed.")
+    return _("The turn now closes only when you close it or at its deadline.")

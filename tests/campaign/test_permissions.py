@@ -132,6 +132,8 @@ EXPECT: dict[str, dict[str, Any]] = {
             resolved=row(302, 403, 403, 403),
         ),
     },
+    # an empty form switches closing on every confirmation off, in any state of the turn
+    "campaign:turn-auto-close": {"GET": GET_ONLY, "POST": row(302, 403, 403, 403)},
     "campaign:turn-status": {"GET": MEMBERS, "POST": GET_ONLY},
     "campaign:map": {"GET": MEMBERS, "POST": GET_ONLY},
     "campaign:map-json": {"GET": MEMBERS, "POST": GET_ONLY},

@@ -80,6 +80,7 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
                     width=d["width"],
                     height=d["height"],
                     fog_of_war=d["fog_of_war"],
+                    auto_close=d["auto_close"],
                     scenario=d["source"] or None,
                     description=d["description"],
                 )

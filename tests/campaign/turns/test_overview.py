@@ -273,3 +273,77 @@ def test_the_controls_need_csrf(cast, turn):
 
 def test_the_panel_refuses_posts(cast):
     assert cast.client("gm").post(_status()).status_code == 405
+
+
+# --- closing when everyone has confirmed (the GM's choice) ------------------------------------
+
+
+def _orders_page(client: Client) -> str:
+    return client.get(reverse("campaign:orders", args=["incursion"])).content.decode()
+
+
+def _confirm(client: Client):
+    return client.post(reverse("campaign:orders-confirm", args=["incursion"]), {"action": "confirm"})
+
+
+def test_the_gm_switches_closing_on_every_confirmation(cast, turn):
+    gm = cast.client("gm")
+    assert "Close automatically when everyone has confirmed" in gm.get(_detail()).content.decode()
+
+    assert gm.post(_control("auto-close"), {"auto_close": "on"}).status_code == 302
+    cast.campaign.refresh_from_db()
+    assert cast.campaign.auto_close
+    assert "Let me close the turn myself" in gm.get(_detail()).content.decode()
+
+    assert gm.post(_control("auto-close"), {"auto_close": "off"}).status_code == 302
+    cast.campaign.refresh_from_db()
+    assert not cast.campaign.auto_close
+
+
+@pytest.mark.parametrize("who", ["side_a", "side_b", "observer"])
+def test_only_the_gm_switches_closing(cast, who):
+    assert cast.client(who).post(_control("auto-close"), {"auto_close": "on"}).status_code == 403
+    cast.campaign.refresh_from_db()
+    assert not cast.campaign.auto_close
+
+
+def test_players_read_who_closes_the_turn_before_confirming(cast, turn):
+    page = _orders_page(cast.client("side_a"))
+    assert "Until the game master closes the turn (or its deadline passes)" in page
+    assert "You are the last player to confirm" not in page
+
+    cast.campaign.auto_close = True
+    cast.campaign.save(update_fields=["auto_close"])
+    page = _orders_page(cast.client("side_a"))
+    assert "When every player has confirmed, the turn closes and is resolved at once" in page
+    assert "You are the last player to confirm" not in page  # the defenders have not
+
+
+def test_the_last_confirmer_is_warned_and_told_the_turn_closed(
+    cast, turn, django_capture_on_commit_callbacks
+):
+    cast.campaign.auto_close = True
+    cast.campaign.save(update_fields=["auto_close"])
+    assert _confirm(cast.client("side_a")).status_code == 302
+
+    defender = cast.client("side_b")
+    page = _orders_page(defender)
+    assert "You are the last player to confirm." in page
+    assert "data-confirm=" in page  # the browser asks once more
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = defender.post(
+            reverse("campaign:orders-confirm", args=["incursion"]),
+            {"action": "confirm"},
+            headers={"HX-Request": "true"},
+        )
+    html = response.content.decode()
+    assert "Every player has confirmed, so the turn closes now and is resolved." in html
+    assert "You can still change them" not in html
+    assert Turn.objects.get(pk=turn.pk).status != Turn.Status.OPEN
+
+
+def test_without_auto_close_the_last_confirmation_leaves_the_turn_open(cast, turn):
+    _confirm(cast.client("side_a"))
+    _confirm(cast.client("side_b"))
+    assert Turn.objects.get(pk=turn.pk).status == Turn.Status.OPEN

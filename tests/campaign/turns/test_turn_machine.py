@@ -22,6 +22,7 @@ from campaign.turns.services import (
     ClockError,
     turn_advance,
     turn_all_confirmed,
+    turn_auto_close_set,
     turn_close,
     turn_close_due,
     turn_close_if_ready,
@@ -194,9 +195,15 @@ def test_at_the_deadline_the_turn_closes_and_resolves(turn, django_capture_on_co
     assert turn.status in (Turn.Status.BATTLES, Turn.Status.RESOLVED)
 
 
+def _auto_close(campaign, on: bool = True) -> None:
+    campaign.auto_close = on
+    campaign.save(update_fields=["auto_close"])
+
+
 def test_the_turn_closes_early_when_every_player_has_confirmed(
     turn, cast, django_capture_on_commit_callbacks
 ):
+    _auto_close(cast.campaign)
     turn_open(turn=turn, deadline=_in_days(3), timezone="UTC")
     raiders = cast.campaign.players.get(key="raiders")
     saved = Orders.objects.get(turn=turn, player=raiders)
@@ -213,14 +220,36 @@ def test_the_turn_closes_early_when_every_player_has_confirmed(
     assert TurnResolution.objects.filter(turn=turn).exists()
 
 
-def test_without_a_deadline_the_gm_closes_the_turn(turn, cast, django_capture_on_commit_callbacks):
+def test_a_new_campaign_leaves_closing_to_the_gm(turn, cast, django_capture_on_commit_callbacks):
+    assert not cast.campaign.auto_close  # the default
+    turn_open(turn=turn, deadline=_in_days(3), timezone="UTC")
     with django_capture_on_commit_callbacks(execute=True):
         _confirm_all(cast.campaign, turn)
     assert turn_all_confirmed(turn=turn)
+    assert turn_close_if_ready(turn_id=turn.pk) is None
     assert _reload(turn).status == Turn.Status.OPEN
 
 
+def test_auto_close_needs_no_deadline(turn, cast, django_capture_on_commit_callbacks):
+    _auto_close(cast.campaign)
+    with django_capture_on_commit_callbacks(execute=True):
+        _confirm_all(cast.campaign, turn)
+    assert _reload(turn).status != Turn.Status.OPEN
+
+
+def test_switching_auto_close_on_closes_a_turn_everyone_confirmed(
+    turn, cast, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        _confirm_all(cast.campaign, turn)
+    assert _reload(turn).status == Turn.Status.OPEN
+    with django_capture_on_commit_callbacks(execute=True):
+        turn_auto_close_set(turn=turn, on=True)
+    assert _reload(turn).status != Turn.Status.OPEN
+
+
 def test_a_paused_turn_does_not_close_early(turn, cast, django_capture_on_commit_callbacks):
+    _auto_close(cast.campaign)
     turn_open(turn=turn, deadline=_in_days(3), timezone="UTC")
     turn_pause(turn=turn)
     with django_capture_on_commit_callbacks(execute=True):
@@ -233,6 +262,7 @@ def test_a_paused_turn_does_not_close_early(turn, cast, django_capture_on_commit
 
 
 def test_surrendered_players_are_not_waited_for(turn, cast):
+    _auto_close(cast.campaign)
     turn_open(turn=turn, deadline=_in_days(3), timezone="UTC")
     cast.campaign.players.filter(key="defenders").update(surrendered=True)
     raiders = cast.campaign.players.get(key="raiders")
