@@ -176,6 +176,30 @@ PHASE: Mapping[str, Any] = {  # the phase a ledger roll belongs to (its purpose'
 }
 
 
+# why a campaign ended (`CampaignState.ended`; "<role>-win" is built from a scenario role),
+# in a few words, and (ENDED_HOW) as the end page explains it
+ENDED: dict[str, Any] = {
+    "will-to-fight": gettext_lazy("Will to fight"),
+    "all-surrendered": gettext_lazy("Every side surrendered"),
+    "raiders-win": gettext_lazy("The Raiders brought their loot home"),
+    "honourable-withdrawal": gettext_lazy("Honourable withdrawal"),
+}
+ENDED_HOW: dict[str, Any] = {
+    "will-to-fight": gettext_lazy(
+        "Every other side failed its will-to-fight test and surrendered (R9.1, R11.7.1)."
+    ),
+    "all-surrendered": gettext_lazy(
+        "Every side failed its will-to-fight test at once: no one is left to win (R9.1)."
+    ),
+    "raiders-win": gettext_lazy(
+        "The Raiders brought a force carrying loot into their capital's square (R11.7.2)."
+    ),
+    "honourable-withdrawal": gettext_lazy(
+        "The campaign reached its last day: both sides withdrew with honour, a draw (R11.7.3)."
+    ),
+}
+
+
 def label(table: Mapping[str, Any], value: Any) -> str:
     """The name of `value` in `table` (an enum member or its plain value), in the active
     language; the value itself, dashes read as spaces, when the table does not know it."""

@@ -12,7 +12,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from campaign.labels import STATUS, label
+from campaign.labels import ENDED, STATUS, in_sentence, label
 from campaign.names import Names
 
 # phrases that only fit inside the sentences below (the names of the values are in labels)
@@ -431,7 +431,7 @@ def _random_event(e: EventData, n: Names) -> str:
 
 @renders("CampaignEnded")
 def _ended(e: EventData, n: Names) -> str:
-    values = {"reason": str(e.get("reason") or "").replace("-", " ")}
+    values = {"reason": in_sentence(label(ENDED, e.get("reason")))}
     if e.get("winner"):
         values["winner"] = n.sides.get(e["winner"], n.player(e["winner"]))
         return _("The campaign has ended (%(reason)s): %(winner)s won.") % values

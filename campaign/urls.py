@@ -38,6 +38,7 @@ urlpatterns = [
     path(f"{C}turns/<int:number>/", reports.report, name="report"),
     path(f"{C}turns/<int:number>/replay/", reports.replay, name="replay"),
     path(f"{C}inbox/", reports.inbox, name="inbox"),
+    path(f"{C}end/", reports.end, name="end"),
     path(f"{C}export.json", exchange.export, name="export"),
     # orders
     path(f"{C}orders/", orders.orders, name="orders"),

@@ -474,14 +474,20 @@ def orders_confirm_view(request: HtmxHttpRequest, slug: str) -> HttpResponse:
             orders_confirm(player=page.player, turn=page.turn, user=viewer.user)
             values = {"number": page.turn.number}
             if viewer.campaign.auto_close and not page.others_unconfirmed:  # it closes now
-                return _(
-                    "Your orders for turn %(number)s are confirmed. Every player has "
-                    "confirmed, so the turn closes now and is resolved."
-                ) % values
-            return _(
-                "Your orders for turn %(number)s are confirmed. You can still change them "
-                "until the turn closes."
-            ) % values
+                return (
+                    _(
+                        "Your orders for turn %(number)s are confirmed. Every player has "
+                        "confirmed, so the turn closes now and is resolved."
+                    )
+                    % values
+                )
+            return (
+                _(
+                    "Your orders for turn %(number)s are confirmed. You can still change them "
+                    "until the turn closes."
+                )
+                % values
+            )
         orders_unconfirm(player=page.player, turn=page.turn, user=viewer.user)
         return _("Confirmation withdrawn: your orders stay saved.")
 

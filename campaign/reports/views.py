@@ -19,6 +19,7 @@ from battles.models import Battle
 from battles.selectors import battle_items_for_inbox
 from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer, require_gm
 from campaign.models import Turn
+from campaign.reports.ending import ending_get
 from campaign.reports.inbox import inbox_get
 from campaign.reports.turn_report import ReplayCheck, turn_replay_for_viewer, turn_report_get
 
@@ -131,3 +132,16 @@ def _battle_url(battle: Battle) -> str:
         except NoReverseMatch:
             continue
     return reverse("admin:battles_battle_change", args=[battle.pk])
+
+
+@require_GET
+def end(request: HttpRequest, slug: str) -> HttpResponse:
+    """The final page of an ended campaign: the winner, how, and the totals. Before the end
+    it says the campaign is still running and links the overview."""
+    viewer = campaign_viewer(request, slug)
+    campaign = viewer.campaign
+    context: dict[str, Any] = {"campaign": campaign, "viewer": viewer}
+    if not campaign.ended:
+        return render(request, "campaign/end.html", context, status=404)
+    context["ending"] = ending_get(campaign=campaign)
+    return render(request, "campaign/end.html", context)

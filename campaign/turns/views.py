@@ -21,6 +21,7 @@ from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer, require_gm
 from campaign.errors import ServiceError
 from campaign.models import Orders, Turn
 from campaign.selectors import turn_current
+from campaign.todo import todo_list_for_viewer, todo_waiting_for
 from campaign.turns import selectors, services
 from campaign.turns.forms import BattlesDeadlineForm, DeadlineForm, ExtendForm, deadline_initial
 
@@ -66,13 +67,20 @@ def _context(viewer: Viewer, **extra: Any) -> dict[str, Any]:
     return context
 
 
+def _page_context(viewer: Viewer, **extra: Any) -> dict[str, Any]:
+    """The whole page's: the turn panel's, and the viewer's to-do above it."""
+    todo = todo_list_for_viewer(viewer=viewer)
+    waiting = "" if todo else todo_waiting_for(viewer=viewer)
+    return _context(viewer, todo=todo, todo_waiting=waiting, **extra)
+
+
 # --- the pages -------------------------------------------------------------------------------
 
 
 @require_GET
 def detail(request: HttpRequest, slug: str) -> HttpResponse:
     """The overview."""
-    return render(request, TEMPLATE, _context(campaign_viewer(request, slug)))
+    return render(request, TEMPLATE, _page_context(campaign_viewer(request, slug)))
 
 
 @require_GET
@@ -103,7 +111,7 @@ def _control(act: Control) -> Callable[[HttpRequest, str], HttpResponse]:
         try:
             done = act(request, turn_current(campaign=viewer.campaign), extra)
         except ServiceError as e:
-            context = _context(viewer, control_error=str(e), **extra)
+            context = _page_context(viewer, control_error=str(e), **extra)
             return render(request, TEMPLATE, context, status=400)
         messages.success(request, done)
         return redirect("campaign:detail", slug=viewer.campaign.slug)

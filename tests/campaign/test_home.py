@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from campaign.models import Campaign, Membership
+from campaign.models import Campaign, Membership, Turn
 
 pytestmark = pytest.mark.django_db
 
@@ -28,6 +28,7 @@ def users(django_user_model):
             ("ashen", "Ashen Crown", {}),
         ]
     }
+    Turn.objects.create(campaign=campaigns["varnholt"], number=3)
     for user, slug, role in [
         ("alice", "varnholt", Membership.Role.PLAYER),
         ("alice", "marsh", Membership.Role.OBSERVER),
@@ -58,7 +59,11 @@ def test_member_sees_only_their_campaigns(client, users):
     assert "Marsh Raid" in html
     assert "Ashen Crown" not in html
     assert "Turn 3, day 0" in html
-    assert "Scenario: incursion" in html
+    assert "Scenario: Incursion" in html
+    # each card is a link to the campaign's overview
+    assert (
+        f'<a href="{reverse("campaign:detail", args=["varnholt"])}">Siege of Varnholt</a>' in html
+    )
     assert "Observer" in html and "Player" in html
     assert "Ended" in html and "In progress" in html
     assert "Welcome to the Fantasy Warriors" not in html

@@ -135,6 +135,8 @@ EXPECT: dict[str, dict[str, Any]] = {
     # an empty form switches closing on every confirmation off, in any state of the turn
     "campaign:turn-auto-close": {"GET": GET_ONLY, "POST": row(302, 403, 403, 403)},
     "campaign:turn-status": {"GET": MEMBERS, "POST": GET_ONLY},
+    # the end page exists once the campaign has ended; before that it says so (404)
+    "campaign:end": {"GET": row(404, 404, 404, 404), "POST": GET_ONLY},
     "campaign:map": {"GET": MEMBERS, "POST": GET_ONLY},
     "campaign:map-json": {"GET": MEMBERS, "POST": GET_ONLY},
     "campaign:report": {"GET": MEMBERS, "POST": GET_ONLY},

@@ -38,6 +38,7 @@ def test_export_holds_the_whole_campaign(run, battle_campaign):
         "name": "Generated campaign 6",
         "description": "",
         "fog_of_war": False,
+        "auto_close": False,
     }
     assert data["colours"] == {"p1": "#888888", "p2": "#888888"}
     assert data["sides"] == {"s1": "S1", "s2": "S2"}

@@ -283,7 +283,9 @@ def _orders_page(client: Client) -> str:
 
 
 def _confirm(client: Client):
-    return client.post(reverse("campaign:orders-confirm", args=["incursion"]), {"action": "confirm"})
+    return client.post(
+        reverse("campaign:orders-confirm", args=["incursion"]), {"action": "confirm"}
+    )
 
 
 def test_the_gm_switches_closing_on_every_confirmation(cast, turn):
