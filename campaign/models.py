@@ -104,6 +104,8 @@ class Player(models.Model):
     bank = models.IntegerField(_("reinforcement bank"), default=0)
     battles_won = models.PositiveIntegerField(default=0)
     battles_lost = models.PositiveIntegerField(default=0)
+    # set-up: the player says his roster is done (the GM sees who has not, before he starts)
+    roster_ready = models.BooleanField(_("roster ready"), default=False)
 
     class Meta:
         ordering = ["campaign", "position", "key"]

@@ -70,7 +70,7 @@ def todo_waiting_for(*, viewer: Viewer) -> str:
     if campaign.ended:
         return _("The campaign has ended.")
     if campaign.setup_open:
-        return _("The game master is setting up the campaign.")
+        return _("The game master is setting up the campaign and starts it when it is ready.")
     turn = campaign.turns.order_by("-number").first()
     if turn is None:
         return ""
@@ -88,18 +88,28 @@ def _url(name: str, slug: str, anchor: str = "") -> str:
 def _setup_items(viewer: Viewer) -> list[Todo]:
     slug = viewer.campaign.slug
     if viewer.is_gm:
-        return [
-            Todo(
-                "setup",
-                _("Set up the campaign (map, armies, invitations), then start it."),
-                _url("start", slug),
-            )
-        ]
-    if viewer.is_player and viewer.player is not None:
+        unready = list(
+            viewer.campaign.players.filter(roster_ready=False).values_list("name", flat=True)
+        )
+        if unready:
+            text = ngettext(
+                "%(count)d army's roster is not ready yet: %(who)s. Meanwhile, set up the "
+                "campaign (map, armies, invitations).",
+                "%(count)d armies' rosters are not ready yet: %(who)s. Meanwhile, set up the "
+                "campaign (map, armies, invitations).",
+                len(unready),
+            ) % {"count": len(unready), "who": ", ".join(unready)}
+            return [Todo("setup", text, _url("start", slug))]
+        text = _("Every roster is ready: check the set-up and start the campaign.")
+        return [Todo("setup", text, _url("start", slug))]
+    if viewer.is_player and viewer.player is not None and not viewer.player.roster_ready:
         return [
             Todo(
                 "roster",
-                _("Write the roster of %(army)s before the game master starts the campaign.")
+                _(
+                    "Write the roster of %(army)s and mark it ready before the game master "
+                    "starts the campaign."
+                )
                 % {"army": viewer.player.name},
                 _url("roster", slug),
             )

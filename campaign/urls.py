@@ -81,6 +81,7 @@ urlpatterns += [
     path(f"{C}invite/", players.invite, name="invite"),
     path(f"{C}invite/<int:pk>/revoke/", players.invitation_revoke, name="invitation-revoke"),
     path(f"{C}roster/", rosters.roster, name="roster"),
+    path(f"{C}roster/ready/", rosters.roster_ready, name="roster-ready"),
     path(f"{C}roster/<str:key>/", rosters.roster_force, name="roster-force"),
     path(f"{C}roster/<str:key>/save/", rosters.roster_force_save, name="roster-force-save"),
     path(f"{C}roster/<str:key>/delete/", rosters.roster_force_delete, name="roster-force-delete"),

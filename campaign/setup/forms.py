@@ -38,7 +38,13 @@ class NewCampaignForm(forms.Form):
         label=gettext_lazy("Start from"),
         choices=[
             ("", gettext_lazy("Scratch: draw the map, place holdings, write the rosters")),
-            ("incursion", gettext_lazy("The Incursion scenario (§11): ready to play")),
+            (
+                "incursion",
+                gettext_lazy(
+                    "The Incursion scenario (§11): its map, holdings and sample armies; the "
+                    "players review their rosters, then you start"
+                ),
+            ),
         ],
         required=False,
         widget=forms.RadioSelect,

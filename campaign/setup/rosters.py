@@ -368,3 +368,27 @@ def individual_delete(*, individual: Individual) -> None:
     force = individual.force
     individual.delete()
     _force_check(locked, force)
+
+
+# --- the player says his roster is done ------------------------------------------------------
+
+
+@transaction.atomic
+def roster_ready_set(*, player: Player, ready: bool) -> Player:
+    """Mark the army's roster ready (or not) during set-up. Ready means it can start: at
+    least one force (R2.5.2), each organised by R2.5 and placed by R2.6."""
+    locked = campaign_lock(player.campaign)
+    if not locked.setup_open:
+        raise ServiceError(_("The campaign has started: rosters are no longer edited."))
+    if ready:
+        state = state_of(locked)
+        forces = [f for f in state.forces if f.owner == player.key]
+        problems = [] if forces else [_("Your army has no force yet; it needs at least one.")]
+        for f in forces:
+            problems += [p.message for p in validate_force_organisation(f).problems]
+            problems += placement_problems(state, f)
+        if problems:
+            raise ServiceError(problems)
+    Player.objects.filter(pk=player.pk).update(roster_ready=ready)
+    player.roster_ready = ready
+    return player

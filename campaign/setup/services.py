@@ -88,9 +88,11 @@ def campaign_create(
     fog_of_war: bool = False,
     auto_close: bool = False,
     gm: User | None = None,
+    setup: bool = False,
 ) -> Campaign:
     """A new campaign from a complete rules state. A scenario's options are applied (its data
-    file decides them, e.g. the Incursion turns Phase 0 off, R11.4.3)."""
+    file decides them, e.g. the Incursion turns Phase 0 off, R11.4.3). Turn 1 opens at once,
+    or, with `setup`, once the GM starts the campaign (players first review their rosters)."""
     if Campaign.objects.filter(slug=slug).exists():
         raise ServiceError(f"A campaign with the slug {slug!r} already exists.")
     if state.scenario:
@@ -106,15 +108,17 @@ def campaign_create(
         scenario=state.scenario or "",
         fog_of_war=fog_of_war,
         auto_close=auto_close,
+        setup_open=setup,
         width=state.map.width,
         height=state.map.height,
         options=to_data(state.options),
     )
     adapters.state_create(campaign=campaign, state=state, colours=colours or {})
-    fog.sightings_record(campaign=campaign, state=state)
-    Turn.objects.create(
-        campaign=campaign, number=state.turn, status=Turn.Status.OPEN, opened_at=timezone.now()
-    )
+    if not setup:
+        fog.sightings_record(campaign=campaign, state=state)
+        Turn.objects.create(
+            campaign=campaign, number=state.turn, status=Turn.Status.OPEN, opened_at=timezone.now()
+        )
     if gm is not None:
         Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
     return campaign
@@ -152,10 +156,12 @@ def campaign_create_blank(
     auto_close: bool = False,
     scenario: str | None = None,
     description: str = "",
+    setup: bool = False,
 ) -> Campaign:
     """A new campaign run by `gm`. From scratch: a `width`×`height` map of open neutral
     squares, in set-up and without a turn. From a scenario: the scenario's demo state (map,
-    holdings, rosters) and turn 1 open at once; the GM then invites players into its roles."""
+    holdings, rosters) and turn 1 open at once, or with `setup` in set-up, so that players
+    review their rosters first; the GM invites players into its roles."""
     _slug_check(slug)
     name = name.strip()
     if not name:
@@ -187,6 +193,7 @@ def campaign_create_blank(
             fog_of_war=fog_of_war,
             auto_close=auto_close,
             gm=gm,
+            setup=setup,
         )
     for field, value in (("width", width), ("height", height)):
         if not MAP_MIN <= value <= MAP_MAX:
@@ -566,6 +573,7 @@ def campaign_start(*, campaign: Campaign) -> Turn:
     locked.setup_open = False
     locked.save(update_fields=["setup_open"])
     campaign.setup_open = False
+    fog.sightings_record(campaign=locked, state=adapters.state_load(campaign=locked))
     return Turn.objects.create(
         campaign=locked,
         number=locked.turn_number,

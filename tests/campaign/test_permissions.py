@@ -210,6 +210,8 @@ EXPECT: dict[str, dict[str, Any]] = {
     "campaign:invitation-revoke": {"GET": GET_ONLY, "POST": row(302, 403, 403, 403)},
     # rosters: the GM's and each player's own; written only during set-up
     "campaign:roster": {"GET": row(200, 200, 200, 403), "POST": NOBODY},
+    # a player marks his own roster ready; after the start he is told it is too late (302)
+    "campaign:roster-ready": {"GET": GET_ONLY, "POST": row(403, 302, 302, 403)},
     # another player's force is hidden like on the orders page (404), not refused (403): a 403
     # would confirm that a force with that key exists, which fog of war hides
     "campaign:roster-force[side_a force]": {"GET": row(200, 200, 404, 403), "POST": GET_ONLY},

@@ -85,7 +85,7 @@ def test_an_observer_has_nothing_to_do(cast):
 
 def test_in_set_up_the_gm_sets_up_and_players_write_rosters(cast, django_user_model):
     Campaign.objects.filter(pk=cast.campaign.pk).update(setup_open=True)
-    assert "Set up the campaign (map, armies, invitations), then start it." in _home(cast, "gm")
+    assert "2 armies&#x27; rosters are not ready yet" in _home(cast, "gm")
     html = _home(cast, "side_a")
     assert "Write the roster of" in html
     assert reverse("campaign:roster", args=["incursion"]) in html

@@ -83,14 +83,15 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
                     auto_close=d["auto_close"],
                     scenario=d["source"] or None,
                     description=d["description"],
+                    setup=True,  # from a scenario too: players review their rosters first
                 )
             except ServiceError as e:
                 refusal_show(request, e, form)
             else:
                 messages.success(request, _("%(name)s created.") % {"name": campaign.name})
-                if campaign.setup_open:
-                    return redirect("campaign:setup-map", campaign.slug)
-                return redirect("campaign:invite", campaign.slug)
+                if campaign.scenario:  # the map and armies are there: invite the players
+                    return redirect("campaign:invite", campaign.slug)
+                return redirect("campaign:setup-map", campaign.slug)
         status = 400
     return render(
         request,
@@ -182,5 +183,6 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
         problems=problems,
         players=players,
         unplayed=[p for p in players if not p.memberships.filter(role=Membership.Role.PLAYER)],
+        unready=[p for p in players if not p.roster_ready],
     )
     return render(request, "campaign/setup_start.html", context, status=status)

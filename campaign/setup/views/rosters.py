@@ -414,3 +414,25 @@ def roster_item_delete(request: HtmxHttpRequest, slug: str, key: str, item: str)
         return _("Removed.")
 
     return _force_action(request, slug, key, act, item)
+
+
+@require_POST
+def roster_ready(request: HttpRequest, slug: str) -> HttpResponse:
+    """The player marks his army's roster ready for the start (`ready=1`), or takes it back."""
+    viewer = campaign_viewer(request, slug)
+    if not viewer.is_player or viewer.player is None:
+        raise NotAllowed(_("Only the army's player marks its roster ready."))
+    ready = request.POST.get("ready") == "1"
+    try:
+        rosters.roster_ready_set(player=viewer.player, ready=ready)
+    except ServiceError as e:
+        for message in e.messages:
+            messages.error(request, message)
+    else:
+        messages.success(
+            request,
+            _("Your roster is marked ready: the game master can start the campaign.")
+            if ready
+            else _("Your roster is open again: mark it ready when you are done."),
+        )
+    return redirect("campaign:roster", viewer.campaign.slug)

@@ -611,7 +611,9 @@ def test_new_campaign_from_the_scenario_goes_to_the_invitations(world):
         },
     )
     assert response["Location"] == reverse("campaign:invite", args=["incursion-2"])
-    assert Campaign.objects.get(slug="incursion-2").turns.count() == 1
+    # in set-up: the players review the scenario's rosters before the GM starts
+    campaign = Campaign.objects.get(slug="incursion-2")
+    assert campaign.setup_open and campaign.turns.count() == 0
 
 
 def test_new_campaign_errors_are_beside_the_fields(world):
