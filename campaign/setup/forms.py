@@ -219,6 +219,14 @@ class InvitationForm(forms.Form):
         initial=14,
         help_text=gettext_lazy("Leave empty for a link that never expires."),
     )
+    email = forms.EmailField(
+        label=gettext_lazy("Send the link to (email, optional)"),
+        required=False,
+        help_text=gettext_lazy(
+            "The guest gets the link by email; without an address, copy the link below and "
+            "send it yourself."
+        ),
+    )
 
     def __init__(
         self, *args: Any, players: Iterable[Player] = (), sides: Iterable[Side] = (), **kwargs: Any

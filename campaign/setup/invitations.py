@@ -8,9 +8,13 @@ import secrets
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
+from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
+from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
@@ -65,6 +69,28 @@ def invitation_create(
         expires_at=expires,
         created_by=created_by,
     )
+
+
+def invitation_url(*, invitation: Invitation) -> str:
+    """The invitation's absolute link, on the site's public address (`SITE_URL`)."""
+    return settings.SITE_URL + reverse("campaign:join", args=[invitation.token])
+
+
+def invitation_send(*, invitation: Invitation, to: str) -> None:
+    """Email the invitation's link to `to`, saying what it offers and who sends it."""
+    campaign = invitation.campaign
+    inviter = invitation.created_by
+    context = {
+        "campaign": campaign,
+        "invitation": invitation,
+        "url": invitation_url(invitation=invitation),
+        "inviter": (inviter.get_full_name() or inviter.get_username()) if inviter else "",
+    }
+    # a line break in a name must not reach a mail header
+    name = " ".join(campaign.name.split())
+    subject = _("You are invited to the campaign %(c)s") % {"c": name}
+    body = render_to_string("campaign/email/invitation.txt", context)
+    send_mail(subject, body, None, [to])
 
 
 @transaction.atomic

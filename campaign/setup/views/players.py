@@ -204,7 +204,7 @@ def invite(request: HttpRequest, slug: str) -> HttpResponse:
             kind, _sep, key = d["target"].partition(":")
             days = d["expires_in_days"]
             try:
-                invitations.invitation_create(
+                invitation = invitations.invitation_create(
                     campaign=campaign,
                     role=d["role"],
                     player=next((p for p in players if kind == "player" and p.key == key), None),
@@ -216,7 +216,15 @@ def invite(request: HttpRequest, slug: str) -> HttpResponse:
             except ServiceError as e:
                 refusal_show(request, e, form)
             else:
-                messages.success(request, _("Invitation created: copy its link below."))
+                if d["email"]:
+                    invitations.invitation_send(invitation=invitation, to=d["email"])
+                    messages.success(
+                        request,
+                        _("Invitation created and sent to %(to)s; its link is also below.")
+                        % {"to": d["email"]},
+                    )
+                else:
+                    messages.success(request, _("Invitation created: copy its link below."))
                 return redirect("campaign:invite", campaign.slug)
         status = 400
     now = timezone.now()

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from campaign.access import viewer_for
 from campaign.errors import ServiceError
-from campaign.models import Invitation, Membership, Player
+from campaign.models import Campaign, Invitation, Membership, Player
 from campaign.setup.invitations import (
     invitation_accept,
     invitation_create,
@@ -294,3 +294,34 @@ def test_join_needs_a_login_and_a_real_token(world, client):
     assert response["Location"] == f"{reverse('login')}?next={url}"
     client.force_login(world.users["outsider"])
     assert client.get(reverse("campaign:join", args=["nope"])).status_code == 404
+
+
+def test_the_gm_emails_an_invitation_link(world, mailoutbox, settings):
+    settings.SITE_URL = "https://fw.example.org"
+    response = world.client("gm").post(
+        world.url("invite"),
+        {
+            "role": "player",
+            "target": "player:blue-orcs",
+            "max_uses": 1,
+            "expires_in_days": 7,
+            "email": "guest@example.org",
+        },
+        follow=True,
+    )
+    assert "Invitation created and sent to guest@example.org" in response.content.decode()
+    (mail,) = mailoutbox
+    assert mail.to == ["guest@example.org"]
+    invitation = world.campaign.invitations.get()
+    assert f"https://fw.example.org/join/{invitation.token}/" in mail.body
+    assert "You would play the army" in mail.body
+
+
+def test_an_invitation_email_subject_has_no_line_break(world, mailoutbox):
+    from campaign.setup.invitations import invitation_create, invitation_send
+
+    Campaign.objects.filter(pk=world.campaign.pk).update(name="Two\nLines")
+    world.campaign.refresh_from_db()
+    invitation = invitation_create(campaign=world.campaign, role="observer")
+    invitation_send(invitation=invitation, to="o@example.org")
+    assert mailoutbox[0].subject == "You are invited to the campaign Two Lines"
