@@ -15,6 +15,8 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
+from config.site import site_url
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -159,8 +161,9 @@ CELERY_TIMEZONE = TIME_ZONE
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or BASE_DIR / "media")
 
-# Absolute links in emails (notifications) point here.
-SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# Absolute links in emails (notifications) point here: SITE_URL, else the demo's own address
+# (http:// + FW_DEMO_ADDR, default 127.0.0.1:8000; config/site.py).
+SITE_URL = site_url(os.environ)
 
 LOGGING = {
     "version": 1,

@@ -148,8 +148,8 @@ class _Message:
 
 
 def _absolute(path: str) -> str:
-    base = getattr(settings, "SITE_URL", "") or "http://127.0.0.1:8000"
-    return base.rstrip("/") + path
+    """`path` on the site's address (`SITE_URL`: set, or the demo's own; config/site.py)."""
+    return settings.SITE_URL.rstrip("/") + path
 
 
 def _campaign_url(campaign: Campaign) -> str:
