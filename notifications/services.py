@@ -305,7 +305,8 @@ def notify_battle(*, battle_id: int) -> list[Notification]:
     resolution = TurnResolution.objects.filter(turn=turn, stage=TurnResolution.Stage.TURN).first()
     states = [resolution.state_before] if resolution is not None else []
     forces, players = force_names(states), player_names(states)
-    url = _campaign_url(campaign)
+    # the battle's own page: its pack, and the way to its result form
+    url = _absolute(reverse("battles:detail", args=[campaign.slug, battle.key]))
     sent = []
     for m in _members(campaign, roles=[Membership.Role.PLAYER], player_keys=involved):
         assert m.player is not None  # the members were taken by their player's key
