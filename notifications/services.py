@@ -156,6 +156,11 @@ def _campaign_url(campaign: Campaign) -> str:
     return _absolute(reverse("campaign:detail", args=[campaign.slug]))
 
 
+def _orders_url(campaign: Campaign) -> str:
+    """Where a player writes and confirms his orders (what the messages asking for them say)."""
+    return _absolute(reverse("campaign:orders", args=[campaign.slug]))
+
+
 def _render(template: str, context: dict[str, Any]) -> str:
     return render_to_string(
         f"notifications/email/{template}.txt",
@@ -200,7 +205,7 @@ def notify_turn_opened(*, turn_id: int) -> list[Notification]:
     if turn is None or not turn.is_open:
         return []
     campaign = turn.campaign
-    url = _campaign_url(campaign)
+    url = _orders_url(campaign)
     key = _deadline_key(turn)
     changed = Notification.objects.filter(turn=turn, kind=Kind.TURN_OPENED).exclude(key=key)
     sent = []
@@ -261,7 +266,7 @@ def notify_reminders_due(*, now: datetime | None = None) -> list[Notification]:
                 "player_id", flat=True
             )
         )
-        url = _campaign_url(turn.campaign)
+        url = _orders_url(turn.campaign)
         for m in _members(turn.campaign, roles=[Membership.Role.PLAYER]):
             if m.player is None or m.player.surrendered or m.player_id in confirmed:
                 continue

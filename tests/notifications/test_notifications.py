@@ -70,7 +70,9 @@ def test_turn_opened_is_sent_once_per_deadline(turn, mailoutbox):
     assert sorted(m.to[0] for m in mailoutbox) == ["defender@example.org", "raider@example.org"]
     [raider] = _to(mailoutbox, "raider@example.org")
     assert raider.subject == "Incursion: turn 1 is open for orders"
-    assert "http://127.0.0.1:8000/c/incursion/" in raider.body
+    assert "Write and confirm your orders here: http://127.0.0.1:8000/c/incursion/orders/\n" in (
+        raider.body
+    )
     assert "/account/notifications/" in raider.body
     logged = Notification.objects.filter(turn=turn, kind=Kind.TURN_OPENED)
     assert {n.status for n in logged} == {Notification.Status.SENT}
@@ -100,6 +102,7 @@ def test_a_reminder_is_sent_once_to_who_has_not_confirmed(turn, cast, mailoutbox
     assert mail.to == ["defender@example.org"]
     assert "due within a day" in mail.subject
     assert "saved but not yet confirmed" in mail.body
+    assert "your orders here: http://127.0.0.1:8000/c/incursion/orders/\n" in mail.body
 
 
 def test_no_reminder_before_the_last_day_nor_for_a_paused_turn(turn, mailoutbox):
