@@ -91,6 +91,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                # the header's unread badge: one count, only on pages that show it
+                "notifications.context_processors.unread_notifications",
             ],
         },
     },

@@ -1,10 +1,12 @@
-"""Notification services: who is told what about a turn, by email, once.
+"""Notification services: who is told what about a turn, by email and on the site, once.
 
 Every message is first written to the delivery log (`Notification`, unique per user, turn,
 kind and key) and only then sent, under a row lock, so that a task retried after a crash, or
 run twice, never sends the same message twice. A user who opted out gets a log row marked
-so, and no email. Mail goes through Django's default mailer (`MAILERS`: the console unless a
-deployment configures SMTP).
+so, and no email. The row is also the notice on the site (the notification list and the
+header's unread badge), whatever became of the email: the opt-outs are for email only. Mail
+goes through Django's default mailer (`MAILERS`: the console unless a deployment configures
+SMTP).
 """
 
 from __future__ import annotations
@@ -65,6 +67,26 @@ def preference_set(*, user: User, kind: str, enabled: bool) -> NotificationPrefe
         user=user, kind=kind, defaults={"enabled": enabled}
     )
     return pref
+
+
+# --- reading on the site ---------------------------------------------------------------------
+
+
+def notification_read(*, notification: Notification) -> Notification:
+    """The user opened the notice on the site: it is read from now (once; opening it again
+    keeps the first time)."""
+    if notification.read_at is None:
+        now = timezone.now()
+        Notification.objects.filter(pk=notification.pk, read_at__isnull=True).update(read_at=now)
+        notification.read_at = now
+    return notification
+
+
+def notifications_read_all(*, user: User) -> int:
+    """Every unread notice of the user is read from now; how many were unread."""
+    return Notification.objects.filter(user=user, read_at__isnull=True).update(
+        read_at=timezone.now()
+    )
 
 
 # --- sending ---------------------------------------------------------------------------------
