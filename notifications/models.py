@@ -6,7 +6,8 @@ says when he opened it there.
 A row is unique per (user, turn, kind, key), so a task that runs twice finds the row of the
 first run and does not send again. `key` tells apart messages of one kind in one turn: the
 battle for a battle notice, the deadline for a turn-opened notice or a reminder (a new
-deadline is news), empty otherwise.
+deadline is news), the player and a count for the game master's reminders ("raiders:2", the
+second he sent that player this turn), empty otherwise.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class Kind(models.TextChoices):
     BATTLE = "battle", _("A battle involving you")
     MISSING_ORDERS = "missing-orders", _("Your forces acted without orders")
     TURN_RESOLVED = "turn-resolved", _("Turn resolved: your digest of the turn")
+    GM_REMINDER = "gm-reminder", _("Reminder from the game master")
 
 
 class Notification(models.Model):

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 
+from campaign.models import Turn
 from notifications.models import Kind, Notification, NotificationPreference
 
 PER_PAGE = 25
@@ -34,6 +36,20 @@ def notifications_unread_count_for_user(*, user: User) -> int:
 def notification_get_for_user(*, user: User, pk: int) -> Notification:
     """One of the user's own notices; anyone else's is a 404, as if it did not exist."""
     return get_object_or_404(Notification, pk=pk, user=user)
+
+
+def gm_reminders_for_turn(*, turn: Turn) -> dict[str, tuple[int, datetime]]:
+    """The game master's reminders of the turn, by player key: how many he sent the player and
+    when he sent the last (the key of such a notice is "<player key>:<count>")."""
+    out: dict[str, tuple[int, datetime]] = {}
+    rows = Notification.objects.filter(turn=turn, kind=Kind.GM_REMINDER).values_list(
+        "key", "created_at"
+    )
+    for key, at in rows:
+        player, _sep, count = key.rpartition(":")
+        sent, last = out.get(player, (0, at))
+        out[player] = (max(sent, int(count) if count.isdigit() else 0), max(last, at))
+    return out
 
 
 @dataclass(frozen=True)

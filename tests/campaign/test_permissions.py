@@ -115,6 +115,17 @@ EXPECT: dict[str, dict[str, Any]] = {
         ),
     },
     "campaign:turn-resume": {"GET": GET_ONLY, "POST": row(400, 403, 403, 403)},
+    # reminding who has not confirmed (everyone, with no player named): only while orders
+    # are open (turn 2 is open in `resolved`)
+    "campaign:turn-remind": {
+        "GET": GET_ONLY,
+        "POST": by_state(
+            open=row(302, 403, 403, 403),
+            nofog=row(302, 403, 403, 403),
+            battles=row(400, 403, 403, 403),
+            resolved=row(302, 403, 403, 403),
+        ),
+    },
     "campaign:turn-close": {
         "GET": GET_ONLY,
         "POST": by_state(
