@@ -15,6 +15,8 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
+from config.site import site_url
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -89,6 +91,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                # the header's unread badge: one count, only on pages that show it
+                "notifications.context_processors.unread_notifications",
             ],
         },
     },
@@ -159,8 +163,9 @@ CELERY_TIMEZONE = TIME_ZONE
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or BASE_DIR / "media")
 
-# Absolute links in emails (notifications) point here.
-SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# Absolute links in emails (notifications) point here: SITE_URL, else the demo's own address
+# (http:// + FW_DEMO_ADDR, default 127.0.0.1:8000; config/site.py).
+SITE_URL = site_url(os.environ)
 
 LOGGING = {
     "version": 1,

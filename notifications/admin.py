@@ -13,7 +13,16 @@ from notifications.models import Notification, NotificationPreference
 
 @admin.register(Notification)
 class NotificationAdmin(ModelAdmin[Notification]):
-    list_display = ["created_at", "user", "campaign", "turn", "kind", "status", "sent_at"]
+    list_display = [
+        "created_at",
+        "user",
+        "campaign",
+        "turn",
+        "kind",
+        "status",
+        "sent_at",
+        "read_at",
+    ]
     list_filter = ["status", "kind", "campaign"]
     search_fields = ["user__username", "user__email", "subject"]
     list_select_related = ["user", "campaign", "turn__campaign"]
@@ -28,6 +37,7 @@ class NotificationAdmin(ModelAdmin[Notification]):
         "error",
         "created_at",
         "sent_at",
+        "read_at",
         "subject",
         "url",
         "body",

@@ -1,16 +1,20 @@
 """Notifications: the delivery log (one row per message meant for one user) and each user's
-opt-outs.
+opt-outs. A row is also the notice the user reads on the site (his notification list and the
+unread badge in the header): it exists whether or not the email went out, and `read_at`
+says when he opened it there.
 
 A row is unique per (user, turn, kind, key), so a task that runs twice finds the row of the
 first run and does not send again. `key` tells apart messages of one kind in one turn: the
 battle for a battle notice, the deadline for a turn-opened notice or a reminder (a new
-deadline is news), empty otherwise.
+deadline is news), the player and a count for the game master's reminders ("raiders:2", the
+second he sent that player this turn), empty otherwise.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from campaign.models import Campaign, Turn
@@ -22,6 +26,7 @@ class Kind(models.TextChoices):
     BATTLE = "battle", _("A battle involving you")
     MISSING_ORDERS = "missing-orders", _("Your forces acted without orders")
     TURN_RESOLVED = "turn-resolved", _("Turn resolved: your digest of the turn")
+    GM_REMINDER = "gm-reminder", _("Reminder from the game master")
 
 
 class Notification(models.Model):
@@ -50,6 +55,7 @@ class Notification(models.Model):
     error = models.TextField(_("error"), blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     sent_at = models.DateTimeField(_("sent"), null=True, blank=True)
+    read_at = models.DateTimeField(_("read"), null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -58,7 +64,13 @@ class Notification(models.Model):
                 fields=["user", "turn", "kind", "key"], name="notification_once"
             ),
         ]
-        indexes = [models.Index(fields=["user", "-created_at"], name="notification_user_log")]
+        indexes = [
+            models.Index(fields=["user", "-created_at"], name="notification_user_log"),
+            # the header's unread badge counts these on every page
+            models.Index(
+                fields=["user"], condition=Q(read_at__isnull=True), name="notification_unread"
+            ),
+        ]
         verbose_name = _("notification")
         verbose_name_plural = _("notifications")
 

@@ -1,10 +1,12 @@
-"""Notification services: who is told what about a turn, by email, once.
+"""Notification services: who is told what about a turn, by email and on the site, once.
 
 Every message is first written to the delivery log (`Notification`, unique per user, turn,
 kind and key) and only then sent, under a row lock, so that a task retried after a crash, or
 run twice, never sends the same message twice. A user who opted out gets a log row marked
-so, and no email. Mail goes through Django's default mailer (`MAILERS`: the console unless a
-deployment configures SMTP).
+so, and no email. The row is also the notice on the site (the notification list and the
+header's unread badge), whatever became of the email: the opt-outs are for email only. Mail
+goes through Django's default mailer (`MAILERS`: the console unless a deployment configures
+SMTP).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -27,8 +29,10 @@ from django.utils.translation import gettext as _
 
 from battles.models import Battle
 from campaign.access import Viewer
-from campaign.models import Campaign, Membership, Orders, Turn, TurnResolution
+from campaign.models import Campaign, Membership, Orders, Player, Turn, TurnResolution
+from campaign.selectors import user_label
 from config.celery import Retryable
+from notifications import selectors
 from notifications.digest import digest_for, force_names, player_names
 from notifications.models import Kind, Notification, NotificationPreference
 
@@ -67,7 +71,54 @@ def preference_set(*, user: User, kind: str, enabled: bool) -> NotificationPrefe
     return pref
 
 
+# --- reading on the site ---------------------------------------------------------------------
+
+
+def notification_read(*, notification: Notification) -> Notification:
+    """The user opened the notice on the site: it is read from now (once; opening it again
+    keeps the first time)."""
+    if notification.read_at is None:
+        now = timezone.now()
+        Notification.objects.filter(pk=notification.pk, read_at__isnull=True).update(read_at=now)
+        notification.read_at = now
+    return notification
+
+
+def notifications_read_all(*, user: User) -> int:
+    """Every unread notice of the user is read from now; how many were unread."""
+    return Notification.objects.filter(user=user, read_at__isnull=True).update(
+        read_at=timezone.now()
+    )
+
+
 # --- sending ---------------------------------------------------------------------------------
+
+
+def notification_log(
+    *,
+    user: User,
+    turn: Turn,
+    kind: str,
+    subject: str,
+    body: str,
+    url: str = "",
+    key: str = "",
+) -> Notification:
+    """Write one message to the log, once (the row of the same user, turn, kind and key if
+    there is one): from now it is a notice on the user's list, its email still to be sent."""
+    notification, _created = Notification.objects.get_or_create(
+        user=user,
+        turn=turn,
+        kind=kind,
+        key=key,
+        defaults={
+            "campaign_id": turn.campaign_id,
+            "subject": subject[:200],
+            "body": body,
+            "url": url,
+        },
+    )
+    return notification
 
 
 def notification_send(
@@ -82,18 +133,22 @@ def notification_send(
 ) -> Notification:
     """Log and send one message, once: a message already sent (or skipped) for the same user,
     turn, kind and key is left as it is; one that failed is tried again."""
-    notification, _created = Notification.objects.get_or_create(
-        user=user,
-        turn=turn,
-        kind=kind,
-        key=key,
-        defaults={
-            "campaign_id": turn.campaign_id,
-            "subject": subject[:200],
-            "body": body,
-            "url": url,
-        },
+    notification = notification_log(
+        user=user, turn=turn, kind=kind, subject=subject, body=body, url=url, key=key
     )
+    return _send_once(notification, user)
+
+
+def notification_deliver(*, notification_id: int) -> Notification | None:
+    """Send the email of a message logged before (`notification_log`), once; `DeliveryFailed`
+    when the mailer failed, for the task to try again."""
+    notification = Notification.objects.select_related("user").filter(pk=notification_id).first()
+    if notification is None:
+        return None
+    return _raise_if_failed([_send_once(notification, notification.user)])[0]
+
+
+def _send_once(notification: Notification, user: User) -> Notification:
     if notification.status not in (Notification.Status.PENDING, Notification.Status.FAILED):
         return notification
     with transaction.atomic():
@@ -148,12 +203,17 @@ class _Message:
 
 
 def _absolute(path: str) -> str:
-    base = getattr(settings, "SITE_URL", "") or "http://127.0.0.1:8000"
-    return base.rstrip("/") + path
+    """`path` on the site's address (`SITE_URL`: set, or the demo's own; config/site.py)."""
+    return settings.SITE_URL.rstrip("/") + path
 
 
 def _campaign_url(campaign: Campaign) -> str:
     return _absolute(reverse("campaign:detail", args=[campaign.slug]))
+
+
+def _orders_url(campaign: Campaign) -> str:
+    """Where a player writes and confirms his orders (what the messages asking for them say)."""
+    return _absolute(reverse("campaign:orders", args=[campaign.slug]))
 
 
 def _render(template: str, context: dict[str, Any]) -> str:
@@ -200,7 +260,7 @@ def notify_turn_opened(*, turn_id: int) -> list[Notification]:
     if turn is None or not turn.is_open:
         return []
     campaign = turn.campaign
-    url = _campaign_url(campaign)
+    url = _orders_url(campaign)
     key = _deadline_key(turn)
     changed = Notification.objects.filter(turn=turn, kind=Kind.TURN_OPENED).exclude(key=key)
     sent = []
@@ -261,7 +321,7 @@ def notify_reminders_due(*, now: datetime | None = None) -> list[Notification]:
                 "player_id", flat=True
             )
         )
-        url = _campaign_url(turn.campaign)
+        url = _orders_url(turn.campaign)
         for m in _members(turn.campaign, roles=[Membership.Role.PLAYER]):
             if m.player is None or m.player.surrendered or m.player_id in confirmed:
                 continue
@@ -305,7 +365,8 @@ def notify_battle(*, battle_id: int) -> list[Notification]:
     resolution = TurnResolution.objects.filter(turn=turn, stage=TurnResolution.Stage.TURN).first()
     states = [resolution.state_before] if resolution is not None else []
     forces, players = force_names(states), player_names(states)
-    url = _campaign_url(campaign)
+    # the battle's own page: its pack, and the way to its result form
+    url = _absolute(reverse("battles:detail", args=[campaign.slug, battle.key]))
     sent = []
     for m in _members(campaign, roles=[Membership.Role.PLAYER], player_keys=involved):
         assert m.player is not None  # the members were taken by their player's key
@@ -421,3 +482,69 @@ def notify_turn_resolved(*, turn_id: int) -> list[Notification]:
             )
         )
     return _raise_if_failed(sent)
+
+
+# --- the game master's reminder ----------------------------------------------------------------
+
+GM_REMINDER_EVERY = timedelta(hours=1)  # at most one reminder a player, this often
+
+
+@dataclass(frozen=True)
+class GmReminders:
+    """What came of the game master's reminder: the players reminded and their notices (the
+    emails still to send), those reminded less than `GM_REMINDER_EVERY` ago with when the
+    next may go, and those nobody plays."""
+
+    reminded: list[Player] = field(default_factory=list)
+    notices: list[Notification] = field(default_factory=list)
+    too_soon: list[tuple[Player, datetime]] = field(default_factory=list)
+    nobody: list[Player] = field(default_factory=list)
+
+
+def notify_gm_reminder(
+    *, turn: Turn, players: Iterable[Player], gm: User, now: datetime | None = None
+) -> GmReminders:
+    """The game master reminds these players of the open turn that their orders are wanted:
+    a notice for each member playing one, on his list at once; its email is for the caller to
+    queue (`notification_deliver`) once this commits. Written in the current language (the
+    GM's page). At most one reminder a player an hour. The key counts the player's reminders
+    of the turn, so a second run of the same reminder finds its rows and adds none."""
+    now = now or timezone.now()
+    players = list(players)
+    before = selectors.gm_reminders_for_turn(turn=turn)
+    members: dict[int, list[Membership]] = {}
+    for m in _members(
+        turn.campaign, roles=[Membership.Role.PLAYER], player_keys=[p.key for p in players]
+    ):
+        members.setdefault(m.player_id or 0, []).append(m)
+    saved = set(Orders.objects.filter(turn=turn).values_list("player_id", flat=True))
+    url = _orders_url(turn.campaign)
+    context = {"campaign": turn.campaign, "turn": turn, "gm": user_label(gm), "url": url}
+    done = GmReminders()
+    for player in players:
+        sent, last = before.get(player.key, (0, None))
+        if last is not None and now - last < GM_REMINDER_EVERY:
+            done.too_soon.append((player, last + GM_REMINDER_EVERY))
+            continue
+        if not members.get(player.pk):
+            done.nobody.append(player)
+            continue
+        subject = _("%(campaign)s: the game master reminds you of your orders for turn %(turn)s")
+        for m in members[player.pk]:
+            body = _render(
+                "gm_reminder",
+                {**context, "player": player, "user": m.user, "saved": player.pk in saved},
+            )
+            done.notices.append(
+                notification_log(
+                    user=m.user,
+                    turn=turn,
+                    kind=Kind.GM_REMINDER,
+                    key=f"{player.key}:{sent + 1}",
+                    subject=subject % {"campaign": turn.campaign.name, "turn": turn.number},
+                    body=body,
+                    url=url,
+                )
+            )
+        done.reminded.append(player)
+    return done

@@ -39,6 +39,13 @@ def notify_turn_resolved_task(turn_id: int) -> int:
     return len(services.notify_turn_resolved(turn_id=turn_id))
 
 
+@shared_task(name="notifications.notification_deliver", **RETRY)
+def notification_deliver_task(notification_id: int) -> str:
+    """The email of a message logged before (the game master's reminder)."""
+    delivered = services.notification_deliver(notification_id=notification_id)
+    return delivered.status if delivered is not None else ""
+
+
 def enqueue_phases_0_2_notices(*, turn_id: int, events: list[dict[str, Any]]) -> None:
     """Called inside the Phases 0–2 transaction: once it commits, a notice for each battle it
     created and one for the players whose forces acted without orders."""

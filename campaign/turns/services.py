@@ -21,7 +21,9 @@ closes early once every active player has confirmed his orders; a turn without o
 the GM. A new turn opened by Phases 4–8 gets the previous turn's duration as its deadline, or
 none. While battles wait, the GM may set when their results are due
 (`turn_battles_deadline_set`); the battles he marked "auto-resolve at the deadline" that
-still have no result are then fought by the tactical engine.
+still have no result are then fought by the tactical engine. While orders are open the GM may
+remind the players who have not confirmed (`turn_remind`: by email and in their
+notifications, at most once an hour each).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import zoneinfo
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone as djtz
 from django.utils.translation import gettext as _
@@ -45,6 +48,7 @@ from campaign.turns import resolution
 from campaign.turns.resolution import Resolution
 from config.celery import enqueue_on_commit
 from notifications import tasks as notices
+from notifications.services import GmReminders, notify_gm_reminder
 from rules import Dice
 
 MAX_EXTENSIONS = 3  # per turn
@@ -415,6 +419,72 @@ def turn_next_schedule(*, previous: Turn) -> Turn | None:
         turn.save(update_fields=["deadline", "timezone"])
     enqueue_on_commit(notices.notify_turn_opened_task, turn.pk)
     return turn
+
+
+# --- reminding the players -------------------------------------------------------------------
+
+
+@transaction.atomic
+def turn_remind(*, turn: Turn, by: User, player_key: str = "") -> GmReminders:
+    """The GM reminds the players who have not confirmed their orders for the open turn (all
+    of them, or the one `player_key` names), by email and on the site, at most once an hour
+    each (`notifications.services.notify_gm_reminder`). Refused, with why, when nobody is
+    reminded."""
+    turn = _locked(turn)
+    _require_open(turn)
+    confirmed = set(
+        Orders.objects.filter(turn=turn, status=Orders.Status.CONFIRMED).values_list(
+            "player_id", flat=True
+        )
+    )
+    active = players_active(campaign=turn.campaign)
+    waiting = [p for p in active if p.pk not in confirmed]
+    if player_key:
+        chosen = [p for p in active if p.key == player_key]
+        if not chosen:
+            raise ServiceError(_("There is no such player to remind."))
+        if chosen[0].pk in confirmed:
+            raise ServiceError(
+                _("%(player)s has confirmed his orders already.") % {"player": chosen[0].name}
+            )
+        waiting = chosen
+    if not waiting:
+        raise ServiceError(_("Every player has confirmed his orders: nobody to remind."))
+    done = notify_gm_reminder(turn=turn, players=waiting, gm=by)
+    if not done.reminded:
+        raise ServiceError(" ".join(turn_remind_notes(turn=turn, done=done)))
+    for notice in done.notices:
+        enqueue_on_commit(notices.notification_deliver_task, notice.pk)
+    return done
+
+
+def turn_remind_notes(*, turn: Turn, done: GmReminders) -> list[str]:
+    """What was done, for the GM: who was reminded, who was not and why (the time in the
+    turn's time zone)."""
+    zone = _zone(turn.timezone)
+    notes = []
+    if done.reminded:
+        notes.append(
+            _("Reminder sent to %(players)s.")
+            % {"players": ", ".join(p.name for p in done.reminded)}
+        )
+    for player, at in done.too_soon:
+        notes.append(
+            _(
+                "%(player)s was reminded less than an hour ago: the next reminder can go at "
+                "%(time)s (%(zone)s)."
+            )
+            % {
+                "player": player.name,
+                "time": djtz.localtime(at, zone).strftime("%H:%M"),
+                "zone": turn.timezone,
+            }
+        )
+    for player in done.nobody:
+        notes.append(
+            _("Nobody plays %(player)s yet: there is no one to remind.") % {"player": player.name}
+        )
+    return notes
 
 
 # --- the GM's button -------------------------------------------------------------------------

@@ -55,7 +55,8 @@ def _context(viewer: Viewer, **extra: Any) -> dict[str, Any]:
         mine = Orders.objects.filter(turn=turn, player=viewer.player).first()
         context["my_orders"] = mine.status if mine else "none"
     if viewer.is_gm:
-        context["orders_states"] = selectors.orders_states_list_for_gm(turn=turn)
+        context["orders_states"] = states = selectors.orders_states_list_for_gm(turn=turn)
+        context["orders_waiting"] = sum(1 for row in states if row.waiting)
         context["deadline_form"] = DeadlineForm(initial=deadline_initial(turn, turn.deadline))
         context["battles_deadline_form"] = BattlesDeadlineForm(
             initial=deadline_initial(turn, turn.battles_deadline)
@@ -186,6 +187,16 @@ def turn_close(request: HttpRequest, turn: Turn, extra: dict[str, Any]) -> str:
     """Close the open turn now, whatever its deadline; its resolution starts."""
     services.turn_close(turn=turn, queue_resolution=True)
     return _("The turn is closed and its resolution has started.")
+
+
+@_control
+def turn_remind(request: HttpRequest, turn: Turn, extra: dict[str, Any]) -> str:
+    """Remind the players who have not confirmed their orders, or the one `player` names."""
+    assert request.user.is_authenticated  # a GM
+    done = services.turn_remind(
+        turn=turn, by=request.user, player_key=request.POST.get("player", "")
+    )
+    return " ".join(services.turn_remind_notes(turn=turn, done=done))
 
 
 @_control

@@ -35,6 +35,7 @@ from campaign.orders.services import orders_submit
 from campaign.selectors import turn_current
 from campaign.setup.invitations import invitation_create
 from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles
+from notifications.models import Kind, Notification
 from rules.types import CampaignState
 from tests.conftest import CAST
 
@@ -114,6 +115,17 @@ EXPECT: dict[str, dict[str, Any]] = {
         ),
     },
     "campaign:turn-resume": {"GET": GET_ONLY, "POST": row(400, 403, 403, 403)},
+    # reminding who has not confirmed (everyone, with no player named): only while orders
+    # are open (turn 2 is open in `resolved`)
+    "campaign:turn-remind": {
+        "GET": GET_ONLY,
+        "POST": by_state(
+            open=row(302, 403, 403, 403),
+            nofog=row(302, 403, 403, 403),
+            battles=row(400, 403, 403, 403),
+            resolved=row(302, 403, 403, 403),
+        ),
+    },
     "campaign:turn-close": {
         "GET": GET_ONLY,
         "POST": by_state(
@@ -235,6 +247,12 @@ EXPECT: dict[str, dict[str, Any]] = {
     },
     # one's own notifications; an empty POST names no kind of notification (400)
     "notifications:log": {"GET": LOGGED_IN, "POST": row(400, 400, 400, 400, outsider=400)},
+    # opening a notice goes to its page; anyone else's notice does not exist (404)
+    "notifications:open[side_a notice]": {
+        "GET": row(404, 302, 404, 404, outsider=404),
+        "POST": GET_ONLY,
+    },
+    "notifications:read-all": {"GET": GET_ONLY, "POST": row(302, 302, 302, 302, outsider=302)},
     # battles: the history lists what each member may see (under fog a player his side's
     # battles, an observer following no side none); battle t1-b1 (the Red Riders against the
     # Southern March) is shown to the GM and both sides' players, to nobody else under fog
@@ -354,6 +372,8 @@ def _variants(name: str, params: tuple[str, ...]) -> tuple[str, ...]:
         return ("side_a force", "side_b force")
     if own & TOKEN_PARAMS:
         return ("invitation", "unknown token")
+    if ns == "notifications" and own:
+        return ("side_a notice",)
     return ("",)
 
 
@@ -401,6 +421,7 @@ class World:
     invitation_pk: int
     battle: Battle | None
     photo: BattlePhoto | None = None
+    notice_pk: int = 0  # side_a's notice
 
     @property
     def campaign(self):
@@ -471,12 +492,22 @@ def world(request, cast, record_results, settings, tmp_path) -> World:
         campaign=campaign, role=Membership.Role.OBSERVER, created_by=cast.users["gm"]
     )
     battle = Battle.objects.filter(campaign=campaign).order_by("pk").first()
+    notice = Notification.objects.create(
+        user=cast.users["side_a"],
+        campaign=campaign,
+        turn=turn_current(campaign=campaign),
+        kind=Kind.REMINDER,
+        subject="Your orders, please",
+        body="Your orders, please.",
+        url=f"http://testserver{reverse('campaign:orders', args=[campaign.slug])}",
+    )
     return World(
         cast=cast,
         state=request.param,
         invitation_token=invitation.token,
         invitation_pk=invitation.pk,
         battle=battle,
+        notice_pk=notice.pk,
         photo=_battle_photo(battle, cast.users["gm"]) if battle is not None else None,
     )
 
@@ -505,6 +536,8 @@ def _kwargs(world: World, target: Target) -> dict[str, Any]:
             out[p] = world.invitation_token if target.variant == "invitation" else "no-such-token"
         elif p == "item":  # a unit of the force
             out[p] = "r2u1" if target.variant == "side_a force" else "d2u1"
+        elif p == "pk" and target.name.startswith("notifications:"):  # side_a's notice
+            out[p] = world.notice_pk
         elif p == "pk":  # the invitation
             out[p] = world.invitation_pk
         else:

@@ -9,7 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from django.core.management.utils import get_random_secret_key
+
+from config.site import demo_addr, site_url
 
 ROOT = Path(__file__).resolve().parents[2]
 # Variables the settings read: every test starts from none of them.
@@ -25,6 +28,8 @@ SETTINGS_ENV = (
     "EMAIL_PORT",
     "EMAIL_USE_TLS",
     "DJANGO_ALLOW_ASYNC_UNSAFE",  # set by the browser tests; check --deploy warns about it
+    "SITE_URL",
+    "FW_DEMO_ADDR",
 )
 
 
@@ -187,3 +192,41 @@ def test_tasks_queued_by_name_are_registered_in_a_web_process():
     result = run_python("-c", code, *names, DJANGO_SETTINGS_MODULE="config.settings")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == ""
+
+
+# --- the site's address ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({}, "http://127.0.0.1:8000"),
+        ({"FW_DEMO_ADDR": ""}, "http://127.0.0.1:8000"),
+        ({"FW_DEMO_ADDR": "192.168.1.20:8080"}, "http://192.168.1.20:8080"),
+        ({"FW_DEMO_ADDR": "9000"}, "http://127.0.0.1:9000"),  # runserver's bare port
+        ({"FW_DEMO_ADDR": "[::1]:8000"}, "http://[::1]:8000"),
+        ({"SITE_URL": "https://fw.example.org/"}, "https://fw.example.org"),
+        (
+            {"SITE_URL": "https://fw.example.org", "FW_DEMO_ADDR": "0.0.0.0:80"},
+            "https://fw.example.org",
+        ),
+        ({"SITE_URL": " ", "FW_DEMO_ADDR": "10.0.0.5:8000"}, "http://10.0.0.5:8000"),
+    ],
+)
+def test_site_url_is_set_or_the_demos_own_address(env, expected):
+    assert site_url(env) == expected
+
+
+def test_the_demo_address_defaults_to_the_local_one():
+    assert demo_addr({}) == "127.0.0.1:8000"
+    assert demo_addr({"FW_DEMO_ADDR": "demo.lan:8001"}) == "demo.lan:8001"
+
+
+def test_the_settings_take_the_site_url_from_the_environment():
+    assert load_settings("SITE_URL") == {"SITE_URL": "http://127.0.0.1:8000"}
+    assert load_settings("SITE_URL", FW_DEMO_ADDR="10.1.2.3:8123") == {
+        "SITE_URL": "http://10.1.2.3:8123"
+    }
+    assert load_settings("SITE_URL", SITE_URL="https://example.org/", FW_DEMO_ADDR="x:1") == {
+        "SITE_URL": "https://example.org"
+    }

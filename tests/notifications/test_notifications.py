@@ -70,7 +70,9 @@ def test_turn_opened_is_sent_once_per_deadline(turn, mailoutbox):
     assert sorted(m.to[0] for m in mailoutbox) == ["defender@example.org", "raider@example.org"]
     [raider] = _to(mailoutbox, "raider@example.org")
     assert raider.subject == "Incursion: turn 1 is open for orders"
-    assert "http://127.0.0.1:8000/c/incursion/" in raider.body
+    assert "Write and confirm your orders here: http://127.0.0.1:8000/c/incursion/orders/\n" in (
+        raider.body
+    )
     assert "/account/notifications/" in raider.body
     logged = Notification.objects.filter(turn=turn, kind=Kind.TURN_OPENED)
     assert {n.status for n in logged} == {Notification.Status.SENT}
@@ -100,6 +102,7 @@ def test_a_reminder_is_sent_once_to_who_has_not_confirmed(turn, cast, mailoutbox
     assert mail.to == ["defender@example.org"]
     assert "due within a day" in mail.subject
     assert "saved but not yet confirmed" in mail.body
+    assert "your orders here: http://127.0.0.1:8000/c/incursion/orders/\n" in mail.body
 
 
 def test_no_reminder_before_the_last_day_nor_for_a_paused_turn(turn, mailoutbox):
@@ -115,7 +118,10 @@ def test_no_reminder_before_the_last_day_nor_for_a_paused_turn(turn, mailoutbox)
     assert mailoutbox == []
 
 
-def test_a_battle_notice_goes_once_to_the_players_who_fight(django_user_model, mailoutbox):
+def test_a_battle_notice_goes_once_to_the_players_who_fight(
+    django_user_model, mailoutbox, settings, client
+):
+    settings.SITE_URL = "https://fw.example.org"
     state = generate_campaign(width=8, height=8, players=4, forces=10, units_per_force=3, seed=1)
     campaign = campaign_create(slug="battle", name="Battle", state=state)
     for player in campaign.players.all():
@@ -136,6 +142,14 @@ def test_a_battle_notice_goes_once_to_the_players_who_fight(django_user_model, m
     assert sorted(m.to[0] for m in mailoutbox) == sorted(f"{p}@example.org" for p in fighting)
     assert len(fighting) < campaign.players.count()  # the others hear nothing of it
     assert all(battle.key in m.body and "(" in m.subject for m in mailoutbox)
+    # the link opens the battle's own page (pack, result), not the campaign overview
+    link = f"https://fw.example.org/c/battle/battles/{battle.key}/"
+    assert all(f"The battle pack and the result form: {link}\n" in m.body for m in mailoutbox)
+    logged = Notification.objects.filter(kind=Kind.BATTLE)
+    assert {n.url for n in logged} == {link}
+    client.force_login(logged[0].user)
+    page = client.get(link.removeprefix("https://fw.example.org"))
+    assert page.status_code == 200 and battle.key in page.content.decode()
 
 
 def test_missing_orders_notice_is_sent_once(turn, mailoutbox):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 from pathlib import Path
 from typing import Any, cast
@@ -20,10 +21,10 @@ from campaign.orders.services import orders_submit
 from campaign.selectors import turn_current
 from campaign.setup.invitations import membership_add, user_get_or_create
 from campaign.setup.services import campaign_create, campaign_delete
+from config.site import site_url
 from rules import FormatError
 
 DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "incursion"
-DEMO_URL = "http://127.0.0.1:8000/"
 
 
 class Command(BaseCommand):
@@ -75,7 +76,8 @@ class Command(BaseCommand):
         players = {p.key: p.name for p in campaign.players.all()}
         w = max(len(u) for u in passwords)
         self.stdout.write(self.style.SUCCESS(f"The demo campaign “{campaign.name}” is ready."))
-        self.stdout.write(f"Open {DEMO_URL} and log in as one of:")
+        # read now, not from the settings: `./run demo` serves on FW_DEMO_ADDR
+        self.stdout.write(f"Open {site_url(os.environ)}/ and log in as one of:")
         for u in demo["users"]:
             plays = players.get(u.get("player") or "", "")
             role = f"plays {plays}" if plays else "game master" if u["role"] == "gm" else u["role"]

@@ -18,7 +18,9 @@ def _passwords(out: str) -> dict[str, str]:
     return dict(re.findall(r"^\s+(\w+)\s+password (\S+)", out, re.MULTILINE))
 
 
-def test_creates_the_campaign_users_and_orders(run):
+def test_creates_the_campaign_users_and_orders(run, monkeypatch):
+    monkeypatch.delenv("SITE_URL", raising=False)
+    monkeypatch.delenv("FW_DEMO_ADDR", raising=False)
     out = run("load_demo").out
     campaign = Campaign.objects.get(slug="incursion")
     assert campaign.name == "Incursion" and campaign.scenario == "incursion"
@@ -51,6 +53,26 @@ def test_creates_the_campaign_users_and_orders(run):
         assert len(password) >= 12
         assert authenticate(username=username, password=password) is not None
     assert "Ulfrik of Wolfstead" in out
+
+
+@pytest.mark.parametrize(
+    ("env", "address"),
+    [
+        ({"FW_DEMO_ADDR": "192.168.1.20:8080"}, "http://192.168.1.20:8080/"),
+        ({"FW_DEMO_ADDR": "9000"}, "http://127.0.0.1:9000/"),
+        (
+            {"FW_DEMO_ADDR": "0.0.0.0:8000", "SITE_URL": "https://fw.example.org"},
+            "https://fw.example.org/",
+        ),
+    ],
+)
+def test_the_welcome_gives_the_address_the_demo_is_served_on(run, monkeypatch, env, address):
+    monkeypatch.delenv("SITE_URL", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    out = run("load_demo").out
+    assert f"Open {address} and log in" in out
+    assert "127.0.0.1:8000" not in out  # the old fixed address
 
 
 def test_run_twice_keeps_the_campaign_and_gives_new_passwords(run):

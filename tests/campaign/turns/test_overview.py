@@ -4,6 +4,7 @@ and the htmx polling that runs while the turn is busy and stops once it has sett
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -39,6 +40,16 @@ def _control(action: str) -> str:
 
 def _status() -> str:
     return reverse("campaign:turn-status", args=["incursion"])
+
+
+def _orders_rows(html: str) -> dict[str, tuple[str, str]]:
+    """The GM's list of the players' orders: player key → (state, the row's text)."""
+    found = re.findall(
+        r'<li data-orders="(\w+)" data-player="([\w-]+)">(.*?)</li>', html, flags=re.DOTALL
+    )
+    return {
+        key: (state, " ".join(re.sub(r"<[^>]+>", " ", text).split())) for state, key, text in found
+    }
 
 
 def _set_status(turn: Turn, status: str) -> None:
@@ -82,8 +93,12 @@ def test_only_the_gm_sees_the_controls_and_who_has_orders(cast, turn):
 
     gm = cast.client("gm").get(_detail()).content.decode()
     assert "Players' orders" in gm
-    assert '<li data-orders="confirmed">The Grey Fell Clans: confirmed</li>' in gm
-    assert '<li data-orders="saved">The March of Ashbury: saved, not confirmed</li>' in gm
+    rows = _orders_rows(gm)
+    assert rows["raiders"] == ("confirmed", "The Grey Fell Clans (Ulfrik of Wolfstead): confirmed")
+    assert rows["defenders"][0] == "saved"
+    assert rows["defenders"][1].startswith(
+        "The March of Ashbury (Sir Edmund of Ashbury): saved, not confirmed"
+    )
     for control in ("Set the deadline", "Extend the deadline", "Pause the turn", "Close the turn"):
         assert control in gm
     assert "csrfmiddlewaretoken" in gm
