@@ -183,7 +183,9 @@ def test_report_with_a_result_waiting_for_phases_4_to_8(cast):
     row = text(re.search(r'<tr data-unit="d3u1">.*?</tr>', html, re.S)[0])
     assert row.split() == ["Men-at-arms", "The", "Southern", "March", "5", "2", "0", "0"]
     assert "Recovered (R8.1)" not in page  # nothing is rolled before Phases 4–8
-    assert "Entered by defender." in page and "Confirmed by raider." in page
+    # people by their display names, not their user names
+    assert "Entered by Sir Edmund of Ashbury." in page
+    assert "Confirmed by Ulfrik of Wolfstead." in page
 
 
 def test_recovery_dice_match_the_ledger(fought):

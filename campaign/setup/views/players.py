@@ -19,6 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from campaign.access import Viewer
 from campaign.errors import ServiceError
 from campaign.models import Invitation, Membership, Player, Side
+from campaign.selectors import user_label
 from campaign.setup import invitations
 from campaign.setup import services as setup
 from campaign.setup.forms import InvitationForm, PlayerForm, SideForm
@@ -47,7 +48,7 @@ def _players_page(
         player_form = PlayerForm(sides=sides, initial=initial)
     players = Player.objects.filter(campaign=campaign).select_related("side")
     members = {
-        m.player_id: m.user.get_username()
+        m.player_id: user_label(m.user)
         for m in Membership.objects.filter(campaign=campaign, player__isnull=False).select_related(
             "user"
         )
