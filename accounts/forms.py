@@ -28,10 +28,15 @@ def language_initial() -> str:
 
 
 def _language_field() -> forms.ChoiceField:
+    # each language in its own name, as the header's switcher lists them
+    choices = [
+        (code, translation.get_language_info(code)["name_local"].capitalize())
+        for code, _name in settings.LANGUAGES
+    ]
     return forms.ChoiceField(
         label=_("Language"),
-        choices=settings.LANGUAGES,
-        help_text=_("The language of the pages and of the emails we send you."),
+        choices=choices,
+        help_text=_("The language you read the site in."),
     )
 
 
