@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
-from accounts import limits
+from accounts import limits, services
 
 TOO_MANY = "too_many_attempts"
 
@@ -171,3 +171,24 @@ class PasswordResetForm(auth_forms.PasswordResetForm):
             "site_url": settings.SITE_URL.rstrip("/"),
         }
         super().save(*args, **kwargs)
+
+    def send_mail(
+        self,
+        subject_template_name: str,
+        email_template_name: str,
+        context: dict[str, Any],
+        from_email: str | None,
+        to_email: str,
+        html_email_template_name: str | None = None,
+    ) -> None:
+        """In the language the user chose, else in the page's."""
+        language = services.profile_language(user=context["user"])
+        with translation.override(language or translation.get_language()):
+            super().send_mail(
+                subject_template_name,
+                email_template_name,
+                context,
+                from_email,
+                to_email,
+                html_email_template_name,
+            )

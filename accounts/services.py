@@ -19,6 +19,7 @@ from django.core.mail import EmailMessage
 from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import translation
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 from django.utils.translation import gettext as _
@@ -128,12 +129,11 @@ def verification_send(*, user: User, invitation_token: str | None = None) -> Non
         "url": verification_url(user=user, invitation_token=invitation_token),
         "days": max(1, settings.PASSWORD_RESET_TIMEOUT // 86400),
     }
-    subject = render_to_string("accounts/email/verify_subject.txt", context)
-    message = EmailMessage(
-        subject=" ".join(subject.split()),
-        body=render_to_string("accounts/email/verify.txt", context).strip(),
-        to=[user.email],
-    )
+    # in the language he chose at sign-up, whatever the page's
+    with translation.override(profile_language(user=user) or translation.get_language()):
+        subject = render_to_string("accounts/email/verify_subject.txt", context)
+        body = render_to_string("accounts/email/verify.txt", context).strip()
+    message = EmailMessage(subject=" ".join(subject.split()), body=body, to=[user.email])
     try:
         message.send()
     except (smtplib.SMTPException, OSError) as e:

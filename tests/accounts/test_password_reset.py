@@ -10,6 +10,7 @@ import pytest
 from django.core import mail
 from django.urls import reverse
 
+from accounts.models import Profile
 from campaign.setup.invitations import user_get_or_create
 from tests.accounts.conftest import link_in
 
@@ -65,6 +66,14 @@ def test_the_reset_email_links_to_site_url_and_the_link_works(client, wanda, set
     # and the link is spent
     page = client.get(urlsplit(url).path, follow=True)
     assert "This password reset link is not valid" in page.content.decode()
+
+
+def test_the_reset_email_speaks_the_users_language(client, wanda):
+    Profile.objects.create(user=wanda, language="it")
+    client.post(reverse("password_reset"), {"email": "wanda@example.org"})
+    (email,) = mail.outbox
+    assert email.subject == "Reimposta la password per Fantasy Warriors Campaign"
+    assert "Qualcuno, probabilmente tu, ha chiesto di reimpostare la password" in email.body
 
 
 def test_an_unknown_address_gets_the_same_answer_and_no_email(client, wanda):

@@ -118,16 +118,21 @@ def test_with_verification_the_account_waits_for_the_emailed_link(client, settin
     assert response["Location"] == reverse("accounts:signup-done")
     user = User.objects.get(username="wanda")
     assert not user.is_active and "_auth_user_id" not in client.session
-    assert "email with a link" in client.get(response["Location"]).content.decode()
+    # the page after sign-up, and the email, are in the language he chose
+    done = client.get(response["Location"]).content.decode()
+    assert '<html lang="it">' in done and "Ti abbiamo mandato un'email con un link" in done
     # he cannot log in yet, and is told why
     response = client.post(reverse("login"), {"username": "wanda", "password": PASSWORD})
-    assert "This account is not active." in response.content.decode()
+    assert "Questo account non è attivo." in response.content.decode()
 
     (email,) = mail.outbox
     assert email.to == ["wanda@example.org"]
+    assert email.subject == "Conferma il tuo indirizzo email per Fantasy Warriors Campaign"
+    assert "Qualcuno, probabilmente tu, ha creato un account" in email.body
     url = link_in(email.body)
     assert url.startswith("https://campaigns.example.org/accounts/verify/")
     path = urlsplit(url).path
+    client.cookies["django_language"] = "en"  # he opens it in an English browser
     # opening the link asks to confirm (a mail scanner must not spend it); confirming does
     page = client.get(path)
     assert page.status_code == 200 and "Confirm my address" in page.content.decode()
