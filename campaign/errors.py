@@ -63,7 +63,7 @@ class SetupInProgress(ServiceError):
         super().__init__(f"{campaign.name} is still being set up: the first turn has not opened.")
 
 
-def form_errors_add(error: ServiceError, *forms_: forms.Form) -> None:
+def form_errors_add(error: ServiceError, *forms_: forms.BaseForm) -> None:
     """Put each message beside its field, in the first of `forms_` that has the field; the
     others on the first form, above its fields."""
     for field, messages in error.field_messages.items():

@@ -4,6 +4,7 @@ A POST action has its own URL (and view), named after what it does."""
 
 from django.urls import path
 
+from accounts import join as accounts_join
 from campaign.exchange import views as exchange
 from campaign.home import home
 from campaign.map import views as map_views
@@ -57,7 +58,8 @@ urlpatterns = [
 # set-up (spec §2): new campaign, map, territory, holdings, options, players, rosters, start
 urlpatterns += [
     path("new/", setup.campaign_new, name="new"),
-    path("join/<str:token>/", players.join, name="join"),
+    # a visitor may sign up and join there; accounts.join hands a logged-in user to players.join
+    path("join/<str:token>/", accounts_join.join, name="join"),
     path(f"{C}setup/map/", setup_map.setup_map, name="setup-map"),
     path(f"{C}setup/map/square/", setup_map.setup_square, name="setup-square"),
     path(f"{C}setup/map/import/", setup_map.setup_import, name="setup-import"),

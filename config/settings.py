@@ -40,6 +40,17 @@ def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
+def env_int(name: str, default: int) -> int:
+    """The whole number in environment variable `name`; anything else is an error."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not a whole number.") from None
+
+
 DEBUG = env_bool("DEBUG", True)
 
 # Only a DEBUG run may fall back to a known key: anything else must be given one.
@@ -64,6 +75,7 @@ INSTALLED_APPS = [
     "campaign",
     "battles",
     "notifications",
+    "accounts",
 ]
 
 MIDDLEWARE = [
@@ -73,6 +85,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.middleware.AccountLanguage",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -117,6 +130,19 @@ if "postgresql" in DATABASES["default"]["ENGINE"]:
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# The cache holds the login and sign-up counters (accounts.limits). LocMemCache is one per
+# process: a deployment with several web processes sets CACHE_URL to share one Redis.
+CACHE_URL = os.environ.get("CACHE_URL", "")
+if CACHE_URL and not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ImproperlyConfigured(f"CACHE_URL={CACHE_URL!r} is not a Redis URL (redis://host:6379/1).")
+CACHES: dict[str, dict[str, Any]] = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+        if CACHE_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -126,6 +152,25 @@ AUTH_PASSWORD_VALIDATORS = [
 
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
+
+# Accounts (the `accounts` app). With verification on, a new account is inactive until the
+# link emailed to its address is followed (valid PASSWORD_RESET_TIMEOUT, three days).
+ACCOUNT_EMAIL_VERIFICATION = env_bool("ACCOUNT_EMAIL_VERIFICATION", False)
+# Attempts per window (seconds) and client: failed logins per address and user name, sign-ups
+# per address. Over the limit the form answers 429 until the window ends.
+ACCOUNT_RATE_LIMITS = {
+    "login": {
+        "attempts": env_int("ACCOUNT_LOGIN_ATTEMPTS", 10),
+        "window": env_int("ACCOUNT_LOGIN_WINDOW", 15 * 60),
+    },
+    "signup": {
+        "attempts": env_int("ACCOUNT_SIGNUP_ATTEMPTS", 5),
+        "window": env_int("ACCOUNT_SIGNUP_WINDOW", 60 * 60),
+    },
+}
+# Behind a proxy every request comes from the proxy's address: name the header in which it
+# passes the client's (X-Real-IP, or X-Forwarded-For, of which the last address is taken).
+ACCOUNT_CLIENT_IP_HEADER = os.environ.get("ACCOUNT_CLIENT_IP_HEADER", "")
 
 # Internationalization
 LANGUAGE_CODE = "en"

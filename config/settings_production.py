@@ -30,6 +30,10 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = True
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
+# The proxy appends the client's address to X-Forwarded-For: the login and sign-up limits
+# count per client (accounts.limits), not per proxy. With several web processes, set
+# CACHE_URL too, or each process counts on its own.
+ACCOUNT_CLIENT_IP_HEADER = os.environ.get("ACCOUNT_CLIENT_IP_HEADER") or "X-Forwarded-For"
 # HSTS is sticky in browsers: lower SECURE_HSTS_SECONDS while first trying a deployment.
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600)))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True

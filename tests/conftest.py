@@ -35,6 +35,17 @@ def celery_eager(request):
     conf.task_always_eager, conf.task_eager_propagates = saved
 
 
+@pytest.fixture(autouse=True)
+def cache_clear():
+    """Each test starts with an empty cache: the login and sign-up limits count in it
+    (accounts.limits), and the default LocMemCache outlives a test."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 CAST = ("gm", "side_a", "side_b", "observer", "outsider", "anonymous")
 
 

@@ -100,8 +100,9 @@ def invitation_revoke(*, invitation: Invitation) -> Invitation:
     return invitation
 
 
-def invitation_refusal(*, invitation: Invitation, user: User) -> str | None:
-    """Why `user` cannot accept `invitation` now, for people; None when he can."""
+def invitation_refusal(*, invitation: Invitation, user: User | None) -> str | None:
+    """Why `user` cannot accept `invitation` now, for people; None when he can. `user` None:
+    a visitor who is not logged in (and may sign up to accept it)."""
     campaign = invitation.campaign
     if invitation.revoked:
         return _("This invitation has been withdrawn by the game master.")
@@ -112,7 +113,7 @@ def invitation_refusal(*, invitation: Invitation, user: User) -> str | None:
         return _("This invitation has already been used as many times as it allows (%(n)d).") % {
             "n": invitation.max_uses
         }
-    member = Membership.objects.filter(campaign=campaign, user=user).first()
+    member = Membership.objects.filter(campaign=campaign, user=user).first() if user else None
     if member is not None:
         return _("You are already a member of %(campaign)s, as %(role)s.") % {
             "campaign": campaign.name,

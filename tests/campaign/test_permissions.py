@@ -187,15 +187,13 @@ EXPECT: dict[str, dict[str, Any]] = {
         "POST": row(400, 400, 400, 400, outsider=400),
     },
     # an invitation is for people outside the campaign: members are told they are members
-    # already (and refused, 400), the outsider joins (302 to the overview)
+    # already (and refused, 400), the outsider joins (302 to the overview), an anonymous
+    # visitor sees the offer with a sign-up form (an empty one is refused, 400)
     "campaign:join[invitation]": {
-        "GET": LOGGED_IN,
-        "POST": row(400, 400, 400, 400, outsider=302),
+        "GET": everyone(200),
+        "POST": row(400, 400, 400, 400, outsider=302, anonymous=400),
     },
-    "campaign:join[unknown token]": {
-        "GET": row(404, 404, 404, 404),
-        "POST": row(404, 404, 404, 404),
-    },
+    "campaign:join[unknown token]": {"GET": everyone(404), "POST": everyone(404)},
     # set-up pages: the GM's, and closed once the campaign has started
     "campaign:setup-map": {"GET": NOBODY, "POST": NOBODY},
     "campaign:setup-square": {"GET": GET_ONLY, "POST": NOBODY},

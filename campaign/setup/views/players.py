@@ -265,13 +265,12 @@ def _invitation_state(inv: Invitation, now: datetime) -> str:
 
 @require_http_methods(["GET", "POST"])
 def join(request: HttpRequest, token: str) -> HttpResponse:
-    """Follow an invitation link: see what it offers, then join."""
+    """Follow an invitation link: see what it offers, then join. (The URL `campaign:join`
+    goes through `accounts.join`, which shows a visitor who is not logged in the same page
+    with a sign-up form; this view is the logged-in user's.)"""
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
-    invitation = get_object_or_404(
-        Invitation.objects.select_related("campaign", "player", "side"), token=token
-    )
-    campaign = invitation.campaign
+    invitation = join_invitation(token)
     refusal: str | None
     if request.method == "POST":
         try:
@@ -279,22 +278,42 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         except ServiceError as e:
             refusal = str(e)
         else:
-            messages.success(request, _("Welcome to %(c)s.") % {"c": campaign.name})
-            return redirect(_after_join(membership))
+            messages.success(request, _("Welcome to %(c)s.") % {"c": invitation.campaign.name})
+            return redirect(after_join(membership))
         status = 400
     else:
         refusal = invitations.invitation_refusal(invitation=invitation, user=request.user)
         status = 200
+    return join_render(request, invitation, refusal=refusal, status=status)
+
+
+def join_invitation(token: str) -> Invitation:
+    return get_object_or_404(
+        Invitation.objects.select_related("campaign", "player", "side"), token=token
+    )
+
+
+def join_render(
+    request: HttpRequest,
+    invitation: Invitation,
+    *,
+    refusal: str | None,
+    status: int = 200,
+    **extra: Any,
+) -> HttpResponse:
+    """The join page: what the invitation offers, and why it cannot be used if it cannot."""
+    campaign = invitation.campaign
     context = {
         "campaign": campaign,
         "invitation": invitation,
         "refusal": refusal,
         "page_title": _("Join %(c)s") % {"c": campaign.name},
+        **extra,
     }
     return render(request, "campaign/join.html", context, status=status)
 
 
-def _after_join(membership: Membership) -> str:
+def after_join(membership: Membership) -> str:
     """Where a new member starts: during set-up the page he has work on (a player his roster,
     a GM the map) or can read (an observer the options); afterwards the overview."""
     campaign = membership.campaign

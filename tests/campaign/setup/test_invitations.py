@@ -286,12 +286,18 @@ def test_joining_a_started_campaign_leads_to_its_overview(settings, guest, clien
     assert response["Location"] == reverse("campaign:detail", args=[w.campaign.slug])
 
 
-def test_join_needs_a_login_and_a_real_token(world, client):
+def test_join_page_offers_a_visitor_sign_up_or_log_in_and_needs_a_real_token(world, client):
+    """Logged out, the join page says what the invitation offers and how to take it (the
+    sign-up itself: tests/accounts/test_join.py)."""
     inv = _invite(world, player=world.blue)
     url = reverse("campaign:join", args=[inv.token])
     response = client.get(url)
-    assert response.status_code == 302
-    assert response["Location"] == f"{reverse('login')}?next={url}"
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "You are invited to command Blue Orcs." in html
+    assert "Create an account and join" in html and 'name="password2"' in html
+    assert f'href="{reverse("login")}?next={url}"' in html
+    assert client.get(reverse("campaign:join", args=["nope"])).status_code == 404
     client.force_login(world.users["outsider"])
     assert client.get(reverse("campaign:join", args=["nope"])).status_code == 404
 

@@ -1,0 +1,15 @@
+"""The account pages of this site (`accounts:`); Django's own auth views keep their
+un-namespaced names in `accounts.auth_urls`."""
+
+from django.urls import path
+
+from accounts import views
+
+app_name = "accounts"
+
+urlpatterns = [
+    path("signup/", views.signup, name="signup"),
+    path("signup/done/", views.signup_done, name="signup-done"),
+    path("verify/<uidb64>/<token>/", views.verify, name="verify"),
+    path("profile/", views.profile, name="profile"),
+]

@@ -1,0 +1,187 @@
+"""The account pages: sign-up, the confirmation of an email address, the account page, the
+language switcher, and Django's login and password reset views with this site's forms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views import i18n
+from django.views.decorators.http import require_http_methods, require_POST
+
+from accounts import limits, services
+from accounts.forms import (
+    AccountForm,
+    LoginForm,
+    PasswordResetForm,
+    SignupForm,
+    language_initial,
+)
+from accounts.middleware import language_remember
+from campaign.errors import ServiceError, form_errors_add
+from campaign.models import Invitation
+from campaign.setup import invitations
+from campaign.setup.views.players import after_join
+
+TOO_MANY_REQUESTS = 429
+
+
+def signup_attempt(
+    request: HttpRequest, form: SignupForm, *, invitation_token: str | None = None
+) -> tuple[services.Signup | None, int]:
+    """Sign up from a posted form: the new account (logged in unless it waits for its
+    email address), or None and the status to show the form again with (429 over the
+    limit: then nothing else is looked at)."""
+    wait = limits.wait_seconds(request, limits.SIGNUP)
+    if wait:
+        form.add_error(None, limits.too_many_message(wait))
+        return None, TOO_MANY_REQUESTS
+    if not form.is_valid():
+        return None, 400
+    try:
+        signup = services.account_signup(**form.account_fields(), invitation_token=invitation_token)
+    except ServiceError as e:
+        form_errors_add(e, form)
+        return None, 400
+    limits.record(request, limits.SIGNUP)
+    if signup.verifying:
+        language_remember(request, form.cleaned_data["language"])
+    else:
+        login(request, signup.user)  # the user_logged_in receiver applies his language
+    return signup, 200
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    """Create an account: active at once, or once its email address is confirmed
+    (ACCOUNT_EMAIL_VERIFICATION)."""
+    if request.user.is_authenticated:
+        return redirect(settings.LOGIN_REDIRECT_URL)
+    form = SignupForm(request.POST if request.method == "POST" else None)
+    status = 200
+    if request.method == "POST":
+        done, status = signup_attempt(request, form)
+        if done is not None and done.verifying:
+            return redirect("accounts:signup-done")
+        if done is not None:
+            messages.success(request, _("Welcome, %(name)s: your account is ready.") % _named(done))
+            return redirect(settings.LOGIN_REDIRECT_URL)
+    return render(request, "accounts/signup.html", {"form": form}, status=status)
+
+
+def _named(signup: services.Signup) -> dict[str, str]:
+    return {"name": signup.user.get_full_name() or signup.user.get_username()}
+
+
+@require_http_methods(["GET", "HEAD"])
+def signup_done(request: HttpRequest) -> HttpResponse:
+    """After a sign-up that waits for its email address: go and read the email."""
+    days = max(1, settings.PASSWORD_RESET_TIMEOUT // 86400)
+    return render(request, "accounts/signup_done.html", {"days": days})
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def verify(request: HttpRequest, uidb64: str, token: str) -> HttpResponse:
+    """The link in the confirmation email. GET asks to confirm (a mail scanner that opens
+    the link must not spend it); POST activates the account, logs its user in and joins the
+    campaign of the invitation the account was made from, if any."""
+    user = services.verification_user(uidb64=uidb64, token=token)
+    invitation_token = request.GET.get("invitation") or None
+    invitation = (
+        Invitation.objects.select_related("campaign").filter(token=invitation_token).first()
+        if invitation_token
+        else None
+    )
+    if user is None or request.method != "POST":
+        context = {"valid": user is not None, "invitation": invitation}
+        return render(request, "accounts/verify.html", context, status=200 if user else 400)
+    services.account_activate(user=user)
+    login(request, user)  # the user_logged_in receiver applies his language
+    if invitation is None:
+        messages.success(request, _("Your email address is confirmed: your account is ready."))
+        return redirect(settings.LOGIN_REDIRECT_URL)
+    try:
+        membership = invitations.invitation_accept(token=invitation.token, user=user)
+    except ServiceError as e:
+        messages.error(
+            request,
+            _("Your account is ready, but you could not join %(c)s: %(why)s")
+            % {"c": invitation.campaign.name, "why": e},
+        )
+        return redirect(settings.LOGIN_REDIRECT_URL)
+    messages.success(request, _("Welcome to %(c)s.") % {"c": invitation.campaign.name})
+    return redirect(after_join(membership))
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def profile(request: HttpRequest) -> HttpResponse:
+    """The account page: display name, email address and language; links to the password
+    and the notification settings."""
+    user = request.user
+    assert isinstance(user, User)  # login_required
+    language = services.profile_language(user=user)
+    form = AccountForm(
+        request.POST if request.method == "POST" else None,
+        instance=user,
+        initial={"language": language or language_initial()},
+    )
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            d = form.cleaned_data
+            try:
+                services.account_update(
+                    user=user,
+                    display_name=d["first_name"].strip(),
+                    email=d["email"],
+                    language=d["language"],
+                )
+            except ServiceError as e:
+                form_errors_add(e, form)
+            else:
+                language_remember(request, d["language"])
+                messages.success(request, _("Your account was saved."))
+                return redirect("accounts:profile")
+        status = 400
+    return render(request, "accounts/profile.html", {"form": form}, status=status)
+
+
+@require_POST
+def language_set(request: HttpRequest) -> HttpResponse:
+    """The header's language switcher: Django's `set_language` (the cookie), and for a
+    logged-in user his profile too, so that his next login brings it back."""
+    response = i18n.set_language(request)
+    language = request.POST.get("language", "")
+    chosen = settings.LANGUAGE_COOKIE_NAME in response.cookies
+    if chosen and request.user.is_authenticated and language in dict(settings.LANGUAGES):
+        assert isinstance(request.user, User)
+        services.profile_language_set(user=request.user, language=language)
+    return response
+
+
+class LoginView(auth_views.LoginView):
+    """Django's login, under the limit of failed logins: over it the form says how long to
+    wait, with 429."""
+
+    form_class = LoginForm
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        response = super().form_invalid(form)
+        if getattr(form, "limited", False):
+            response.status_code = TOO_MANY_REQUESTS
+        return response
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's password reset; the emailed link is built on SITE_URL."""
+
+    form_class = PasswordResetForm
