@@ -44,6 +44,30 @@ CONTRASTS = """() => {
 }"""
 
 
+# The boxes of the GM's turn controls: each form's and those of the fields, labels and buttons
+# in it
+CONTROL_BOXES = """() => [...document.querySelectorAll('.turn-controls form')].map((form) => ({
+  form: form.getBoundingClientRect().toJSON(),
+  items: [...form.querySelectorAll('input:not([type=hidden]), select, button, label, strong, .meta')]
+    .map((e) => ({ name: e.name || e.textContent.trim().slice(0, 30), box: e.getBoundingClientRect().toJSON() })),
+}))"""
+
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return min(a["right"], b["right"]) - max(a["left"], b["left"]) > 0.5 and (
+        min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 0.5
+    )
+
+
+def inside(inner: dict[str, float], outer: dict[str, float]) -> bool:
+    return (
+        inner["left"] >= outer["left"] - 0.5
+        and inner["right"] <= outer["right"] + 0.5
+        and inner["top"] >= outer["top"] - 0.5
+        and inner["bottom"] <= outer["bottom"] + 0.5
+    )
+
+
 def log_in(new_context, live_server, username: str, password: str, **context_args: Any) -> Page:
     """A page of a new browser context, logged in through the login form, on the home page."""
     context = new_context(**{**DESKTOP, **context_args})
@@ -110,3 +134,23 @@ def test_every_set_up_button_is_readable(setup_world, new_context, live_server):
     expect(remove).to_be_visible()
     assert_buttons_readable(gm)
 
+
+
+def test_the_gm_controls_do_not_overlap_on_a_laptop(demo, login):
+    """At 1366 × 768 the deadline field ran under the "Extend" column: every control stays
+    inside its own form, and no two controls overlap."""
+    gm = login("gm", viewport={"width": 1366, "height": 768})
+    campaign_open(gm, demo.name, demo.slug)
+    forms = gm.evaluate(CONTROL_BOXES)
+    assert len(forms) >= 3, forms
+    items = []
+    for i, form in enumerate(forms):
+        for item in form["items"]:
+            assert inside(item["box"], form["form"]), (item["name"], item["box"], form["form"])
+            items.append((i, item))
+    for n, (i, a) in enumerate(items):
+        for j, b in items[n + 1 :]:
+            assert i == j or not overlap(a["box"], b["box"]), (a, b)
+    for i, a in enumerate(forms):
+        for b in forms[i + 1 :]:
+            assert not overlap(a["form"], b["form"]), (a["form"], b["form"])
