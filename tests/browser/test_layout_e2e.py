@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import DESKTOP
+from tests.browser.conftest import DESKTOP, PHONE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -68,6 +68,18 @@ def inside(inner: dict[str, float], outer: dict[str, float]) -> bool:
     )
 
 
+# The map on a phone: its box, the drawing in it and the size of one square, in CSS pixels
+MAP_SIZES = """() => {
+  const box = document.querySelector('.map-scroll'), svg = box.querySelector('svg.map');
+  const cols = Number(getComputedStyle(box).getPropertyValue('--map-cols'));
+  const vb = svg.viewBox.baseVal;
+  return { box: box.clientWidth, boxHeight: box.clientHeight, scroll: box.scrollWidth,
+           scrollHeight: box.scrollHeight, svg: svg.getBoundingClientRect().width,
+           svgHeight: svg.getBoundingClientRect().height,
+           square: svg.getBoundingClientRect().width * 10 / vb.width, cols };
+}"""
+
+
 def log_in(new_context, live_server, username: str, password: str, **context_args: Any) -> Page:
     """A page of a new browser context, logged in through the login form, on the home page."""
     context = new_context(**{**DESKTOP, **context_args})
@@ -96,6 +108,28 @@ def campaign_open(page: Page, name: str, slug: str) -> None:
 def nav_click(page: Page, name: str) -> None:
     page.locator("nav.campaign-nav").get_by_role("link", name=name, exact=True).click()
     page.wait_for_load_state()
+
+
+def assert_no_sideways_scroll(page: Page) -> None:
+    page.wait_for_load_state()
+    width, client = page.evaluate(
+        "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert width <= client, f"{page.url} is {width}px wide on a {client}px screen"
+
+
+def battles_waiting(campaign) -> None:
+    """Turn 1 of the demo closed and resolved to two battles waiting for their results (the
+    defenders stand on the raiders' paths; the seed is fixed), as in test_battle_e2e."""
+    from campaign.models import Force, Orders
+    from campaign.selectors import turn_current
+    from campaign.turns.services import turn_close, turn_resolve_run
+
+    Force.objects.filter(campaign=campaign, key="d3").update(x=4, y=8)
+    Force.objects.filter(campaign=campaign, key="d2").update(x=4, y=5)
+    Orders.objects.filter(turn__campaign=campaign).update(status=Orders.Status.CONFIRMED)
+    turn = turn_close(turn=turn_current(campaign=campaign), seed=7)
+    turn_resolve_run(turn_id=turn.pk)
 
 
 def assert_buttons_readable(page: Page) -> None:
@@ -154,3 +188,48 @@ def test_the_gm_controls_do_not_overlap_on_a_laptop(demo, login):
     for i, a in enumerate(forms):
         for b in forms[i + 1 :]:
             assert not overlap(a["form"], b["form"]), (a["form"], b["form"])
+
+
+def check_phone_map(page: Page) -> None:
+    """The whole grid is reachable (the box pans to its last column and row) with squares a
+    finger can tap; the zoom button fits the whole map in the width, and back."""
+    sizes = page.evaluate(MAP_SIZES)
+    assert sizes["square"] >= 40, sizes  # a tap target
+    assert sizes["scroll"] >= sizes["svg"] - 1 and sizes["scrollHeight"] >= sizes["svgHeight"] - 1
+    page.locator(".map-scroll").first.evaluate("b => b.scrollTo(b.scrollWidth, b.scrollHeight)")
+    last = page.locator("svg.map .axis text").nth(sizes["cols"] - 1)
+    expect(last).to_be_in_viewport()
+    assert_no_sideways_scroll(page)
+    page.get_by_role("button", name="Show the whole map").first.click()
+    whole = page.evaluate(MAP_SIZES)
+    assert whole["svg"] <= whole["box"] + 1, whole  # every column in the width
+    assert whole["scrollHeight"] <= whole["boxHeight"] + 1, whole
+    page.get_by_role("button", name="Zoom in: bigger squares").first.click()
+    assert page.evaluate(MAP_SIZES)["square"] >= 40
+
+
+@pytest.mark.parametrize("who", ["raider", "gm"])
+def test_no_page_scrolls_sideways_on_a_phone(demo, login, who, artifacts):
+    """At 390 × 844 a player and the GM click through home, overview, map, orders, the turn
+    report and a battle's pages: none scrolls sideways (wide tables scroll in their own box),
+    and the map's whole grid is reachable with squares big enough to tap."""
+    battles_waiting(demo)
+    page = login(who, **PHONE)
+    assert_no_sideways_scroll(page)
+    campaign_open(page, demo.name, demo.slug)
+    assert_no_sideways_scroll(page)
+    nav_click(page, "Map")
+    assert_no_sideways_scroll(page)
+    check_phone_map(page)
+    page.screenshot(path=str(artifacts / f"phone-map-{who}.png"))
+    for link in ("Orders", "Turn report", "Battles"):
+        nav_click(page, link)
+        assert_no_sideways_scroll(page)
+        page.screenshot(path=str(artifacts / f"phone-{link.lower().replace(' ', '-')}-{who}.png"))
+    battle = page.locator("#battle-list tr[data-battle]").first
+    battle.get_by_role("link").last.click()  # its pack
+    assert_no_sideways_scroll(page)
+    for link in ("Enter or confirm the result", "The battle's report"):
+        page.locator("main").get_by_role("link", name=link).first.click()
+        assert_no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / f"phone-battle-report-{who}.png"), full_page=True)
