@@ -11,13 +11,14 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.utils import formats, timezone
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaign.errors import ServiceError
 from campaign.models import Campaign, Invitation, Membership, Player, Side
 from campaign.setup.base import campaign_lock
 from campaign.setup.services import player_create
+from campaign.templatetags.moments import moment
 
 INVITATION_TOKEN_BYTES = 24
 
@@ -80,7 +81,7 @@ def invitation_refusal(*, invitation: Invitation, user: User) -> str | None:
     if invitation.revoked:
         return _("This invitation has been withdrawn by the game master.")
     if invitation.expires_at is not None and invitation.expires_at <= timezone.now():
-        when = formats.date_format(timezone.localtime(invitation.expires_at), "DATETIME_FORMAT")
+        when = moment(invitation.expires_at)
         return _("This invitation expired on %(when)s.") % {"when": when}
     if invitation.uses >= invitation.max_uses:
         return _("This invitation has already been used as many times as it allows (%(n)d).") % {
