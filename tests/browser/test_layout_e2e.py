@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from campaign.models import Holding
 from tests.browser.conftest import DESKTOP, PHONE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -48,8 +49,11 @@ CONTRASTS = """() => {
 # in it
 CONTROL_BOXES = """() => [...document.querySelectorAll('.turn-controls form')].map((form) => ({
   form: form.getBoundingClientRect().toJSON(),
-  items: [...form.querySelectorAll('input:not([type=hidden]), select, button, label, strong, .meta')]
-    .map((e) => ({ name: e.name || e.textContent.trim().slice(0, 30), box: e.getBoundingClientRect().toJSON() })),
+  items: [...form.querySelectorAll(
+    'input:not([type=hidden]), select, button, label, strong, .meta')].map((e) => ({
+      name: e.name || e.textContent.trim().slice(0, 30),
+      box: e.getBoundingClientRect().toJSON(),
+    })),
 }))"""
 
 
@@ -169,7 +173,6 @@ def test_every_set_up_button_is_readable(setup_world, new_context, live_server):
     assert_buttons_readable(gm)
 
 
-
 def test_the_gm_controls_do_not_overlap_on_a_laptop(demo, login):
     """At 1366 × 768 the deadline field ran under the "Extend" column: every control stays
     inside its own form, and no two controls overlap."""
@@ -233,3 +236,20 @@ def test_no_page_scrolls_sideways_on_a_phone(demo, login, who, artifacts):
         page.locator("main").get_by_role("link", name=link).first.click()
         assert_no_sideways_scroll(page)
     page.screenshot(path=str(artifacts / f"phone-battle-report-{who}.png"), full_page=True)
+
+
+def test_a_click_on_the_holdings_map_fills_the_square(setup_world, new_context, live_server):
+    """Holdings were placed by typing x and y: a click on a square of the map fills them."""
+    world = setup_world()
+    gm = log_in(new_context, live_server, "gina", "gina-pass-1")
+    campaign_open(gm, world.campaign.name, world.campaign.slug)
+    nav_click(gm, "Holdings")
+    gm.locator('svg.map .click[data-x="2"][data-y="4"]').click()
+    form = gm.locator("#holding-form")
+    expect(form.get_by_label("Column (x)")).to_have_value("2")
+    expect(form.get_by_label("Row (y)")).to_have_value("4")
+    assert gm.url.endswith("/setup/holdings/")  # filled in place, not by opening the link
+    form.get_by_label("Name").fill("Watchtower")
+    form.get_by_role("button", name="Place").click()
+    expect(gm.get_by_text("Watchtower placed.")).to_be_visible()
+    assert Holding.objects.filter(campaign=world.campaign, name="Watchtower", x=2, y=4).exists()

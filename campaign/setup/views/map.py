@@ -34,10 +34,13 @@ def setup_map_model(
     editable: bool = False,
     selected: tuple[int, int] | None = None,
     holdings: Iterable[str] | None = None,
+    pick: str = "",
 ) -> MapModel:
     """The campaign map for a set-up page: the ground, the territory and the holdings (all,
     or those keyed in `holdings`), no forces. `editable`: every square posts a click to the
-    square editor with the chosen brush (htmx swaps the redrawn map in)."""
+    square editor with the chosen brush (htmx swaps the redrawn map in). `pick` (a form's
+    id): a click on a square fills that form's x and y (the page's script; without
+    JavaScript each square is a link that opens the page with them filled in)."""
     campaign = viewer.campaign
     state = adapters.state_load(campaign=campaign)
     state = replace(state, forces=())
@@ -55,6 +58,12 @@ def setup_map_model(
                 "hx-include": "#brush-form",
             },
             link="?x={x}&y={y}#square-form",
+        )
+    elif pick:
+        clickable = Clickable(
+            squares=tuple((x, y) for y in range(campaign.height) for x in range(campaign.width)),
+            attrs={"data-pick": pick},
+            link=f"?x={{x}}&y={{y}}#{pick}",
         )
     highlight = {"selected": [selected]} if selected is not None else None
     return map_model(viewer=viewer, state=state, highlight=highlight, clickable=clickable)
@@ -276,10 +285,12 @@ def setup_holdings(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = viewer.campaign
     players = _holding_players(viewer)
     options = adapters.options_of(campaign)
+    picked = _coord(request)
     form = HoldingForm(
         request.POST if request.method == "POST" else None,
         players=players,
         features=options.holding_features,
+        initial={"x": picked[0], "y": picked[1]} if picked else None,
     )
     status = 200
     if request.method == "POST":
@@ -299,9 +310,7 @@ def setup_holdings(request: HttpRequest, slug: str) -> HttpResponse:
             except ServiceError as e:
                 refusal_show(request, e, form)
             else:
-                messages.success(
-                    request, _("%(name)s placed.") % {"name": holding.name or holding.key}
-                )
+                messages.success(request, _("%(name)s placed.") % {"name": holding_name(holding)})
                 return redirect("campaign:setup-holdings", campaign.slug)
         status = 400
     found = Holding.objects.filter(campaign=campaign).select_related("owner")
@@ -322,9 +331,14 @@ def setup_holdings(request: HttpRequest, slug: str) -> HttpResponse:
         form=form,
         holdings=holdings,
         removable={p.key for p in players},
-        map=setup_map_model(viewer, holdings=shown),
+        map=setup_map_model(viewer, holdings=shown, selected=picked, pick="holding-form"),
     )
     return render(request, "campaign/setup_holdings.html", context, status=status)
+
+
+def holding_name(holding: Holding) -> str:
+    """A holding as people call it: its name, or where it stands."""
+    return holding.name or _("The holding at (%(x)d, %(y)d)") % {"x": holding.x, "y": holding.y}
 
 
 @require_POST

@@ -1,0 +1,97 @@
+"""Set-up pages that guide a new GM (issue 11): problems named by the names people gave
+(not "h1" or "red-dwarves"), holdings placed by clicking the map, the start page's warning
+about rosters under their agreed points, and the steps in the order their prerequisites
+need. The cast is test_setup's `make_world`: Red Dwarves (west third, capital Karak at
+(1, 1)) and Blue Orcs (east third, capital Grub at (7, 4)) on a 9 × 6 map."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import Holding
+from rules import Feature, GameMap, validate_holding_placement
+from rules import Holding as RHolding
+from rules import Player as RPlayer
+from tests.campaign.setup.test_setup import World, make_world
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def world(settings) -> World:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    return make_world()
+
+
+# --- holdings: names, not ids ----------------------------------------------------------------
+
+
+def test_the_rules_give_each_holding_problem_its_facts():
+    game_map = GameMap(
+        width=6, height=3, zones={(0, 0): "red"}, features={(0, 0): {Feature.FOREST}}
+    )
+    found = validate_holding_placement(
+        game_map=game_map,
+        players=[RPlayer(id="red", side="a", race="Men")],
+        holdings=[
+            RHolding(id="h1", square=(0, 0), owner="red", original_owner="red"),
+            RHolding(id="h2", square=(1, 1), owner="red", original_owner="red"),
+        ],
+    ).problems
+    facts = {p.code: dict(p.facts) for p in found}
+    assert facts["forbidden-terrain"] == {
+        "holding": "h1",
+        "square": (0, 0),
+        "owner": "red",
+        "terrain": ("forest",),
+        "race": "Men",
+    }
+    assert facts["outside-territory"] == {"holding": "h2", "square": (1, 1), "owner": "red"}
+    assert facts["too-close"] == {"holding": "h2", "other": "h1", "owner": "red", "distance": 1}
+    assert facts["capital-count"] == {"player": "red", "capitals": 0}
+
+
+def test_a_refused_holding_is_named_with_its_army(world):
+    response = world.client("gm").post(
+        world.url("setup-holdings"), {"player": "red-dwarves", "name": "Outpost", "x": 4, "y": 4}
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert (
+        "The holding Outpost at (4, 4) is not in the friendly territory of Red Dwarves (R2.3.2)."
+        in html
+    )
+    assert "red-dwarves&#x27;s" not in html and "red-dwarves's" not in html
+
+
+def test_the_start_page_names_the_armies_without_a_capital(world):
+    Holding.objects.filter(campaign=world.campaign, owner=world.blue).delete()
+    html = world.client("gm").get(world.url("start")).content.decode()
+    assert "Blue Orcs has 0 capitals; each army has exactly one (R2.3.5)." in html
+    assert "blue-orcs" not in html.split('class="problems"', 1)[1].split("</ul>", 1)[0]
+
+
+def test_holdings_too_close_name_both(world):
+    response = world.client("gm").post(
+        world.url("setup-holdings"), {"player": "red-dwarves", "name": "Hut", "x": 2, "y": 2}
+    )
+    assert (
+        "The holdings Karak at (1, 1) and Hut at (2, 2) of Red Dwarves are 1 square apart; the "
+        "holdings of one army stand at least 3 squares apart (R2.3.3)."
+    ) in response.content.decode()
+
+
+# --- holdings: placed by clicking the map ----------------------------------------------------
+
+
+def test_each_square_of_the_holdings_map_picks_the_form_s_square(world):
+    html = world.client("gm").get(world.url("setup-holdings")).content.decode()
+    assert html.count('data-pick="holding-form"') == 9 * 6
+    assert 'href="?x=4&amp;y=2#holding-form"' in html  # without JavaScript: a link
+    assert 'id="holding-form"' in html
+
+
+def test_a_picked_square_fills_the_holding_form(world):
+    html = world.client("gm").get(world.url("setup-holdings"), {"x": 2, "y": 5}).content.decode()
+    form = html.split('id="holding-form"', 1)[1].split("</form>", 1)[0]
+    assert 'name="x" value="2"' in form and 'name="y" value="5"' in form
