@@ -10,7 +10,7 @@ are shown beside the field they concern.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib import messages
@@ -23,7 +23,7 @@ from django.views.decorators.http import require_http_methods
 from campaign import adapters
 from campaign.access import NotAllowed, Viewer, campaign_viewer, require_gm
 from campaign.errors import ServiceError, form_errors_add
-from campaign.models import Membership, Player
+from campaign.models import Campaign, Membership, Player
 from campaign.setup import services as setup
 from campaign.setup.forms import NewCampaignForm, OptionsForm
 from campaign.setup.options import OPTION_SPECS, OptionSpec, options_update
@@ -174,12 +174,44 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
             return redirect("campaign:detail", campaign.slug)
     else:
         problems = setup.campaign_setup_problems(campaign=campaign)
-    players = Player.objects.filter(campaign=campaign).select_related("side")
+    players = list(Player.objects.filter(campaign=campaign).select_related("side"))
+    points = roster_points(campaign)
+    for p in players:
+        cast(Any, p).roster_points = points.get(p.key, 0)  # the template reads it beside p
     context = page(
         viewer,
         _("Start the campaign"),
         problems=problems,
+        warnings=roster_warnings(players, points),
         players=players,
         unplayed=[p for p in players if not p.memberships.filter(role=Membership.Role.PLAYER)],
     )
     return render(request, "campaign/setup_start.html", context, status=status)
+
+
+def roster_points(campaign: Campaign) -> dict[str, int]:
+    """Army key → the points of its forces as their rosters stand (R2.5)."""
+    out: dict[str, int] = {}
+    for force in adapters.state_load(campaign=campaign).forces:
+        out[force.owner] = out.get(force.owner, 0) + force.points
+    return out
+
+
+def roster_warnings(players: list[Player], points: dict[str, int]) -> list[str]:
+    """What does not stop the start but should be looked at: armies whose rosters are under
+    (or over) the points agreed for them (§1.1)."""
+    out = []
+    for p in players:
+        have, agreed = points.get(p.key, 0), p.initial_points
+        words = {"army": p.name, "have": have, "agreed": agreed}
+        if agreed and have < agreed:
+            out.append(
+                _("The roster of %(army)s totals %(have)d points, below the %(agreed)d agreed.")
+                % words
+            )
+        elif agreed and have > agreed:
+            out.append(
+                _("The roster of %(army)s totals %(have)d points, above the %(agreed)d agreed.")
+                % words
+            )
+    return out

@@ -95,3 +95,28 @@ def test_a_picked_square_fills_the_holding_form(world):
     html = world.client("gm").get(world.url("setup-holdings"), {"x": 2, "y": 5}).content.decode()
     form = html.split('id="holding-form"', 1)[1].split("</form>", 1)[0]
     assert 'name="x" value="2"' in form and 'name="y" value="5"' in form
+
+
+# --- the start: rosters under their agreed points ---------------------------------------------
+
+
+def test_the_start_page_warns_of_rosters_under_their_points(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    world = make_world(forces=True)  # one force each: 100 + 20 × 8 = 260 of 1000 points
+    html = world.client("gm").get(world.url("start")).content.decode()
+    assert "Everything is in order." not in html
+    assert "Check before you start" in html
+    assert "The roster of Red Dwarves totals 260 points, below the 1000 agreed." in html
+    assert "The roster of Blue Orcs totals 260 points, below the 1000 agreed." in html
+    assert "260 of 1000 points" in html
+    assert 'type="submit"' in html.split("<main", 1)[1]  # it may still start
+
+
+def test_the_start_page_is_in_order_when_the_rosters_make_their_points(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    world = make_world(forces=True)
+    for army in (world.red, world.blue):
+        army.initial_points = 260
+        army.save(update_fields=["initial_points"])
+    html = world.client("gm").get(world.url("start")).content.decode()
+    assert "Everything is in order." in html and "Check before you start" not in html
