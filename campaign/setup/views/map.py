@@ -25,7 +25,7 @@ from campaign.models import Campaign, Holding, Player, Square
 from campaign.setup import services as setup
 from campaign.setup.forms import HoldingForm, ImportForm, SquareForm, TerritoryForm
 from campaign.setup.map_import import map_import
-from campaign.setup.views.pages import gm_viewer, page, refusal_show, require_setup
+from campaign.setup.views.pages import first_step, gm_viewer, page, refusal_show, require_setup
 
 
 def setup_map_model(
@@ -253,9 +253,18 @@ def setup_territory(request: HttpRequest, slug: str) -> HttpResponse:
                 messages.success(request, _("Territory divided."))
                 return redirect("campaign:setup-territory", campaign.slug)
         status = 400
+    first = None
+    if len({p.side_id for p in players}) < 2:
+        first = first_step(
+            viewer,
+            _("Create at least two armies on opposing sides first: each outer third is one's."),
+            "campaign:setup-players",
+            _("Sides and armies"),
+        )
     context = page(
         viewer,
         _("Territory"),
+        first=first,
         form=form,
         players=players,
         thirds={
@@ -328,12 +337,38 @@ def setup_holdings(request: HttpRequest, slug: str) -> HttpResponse:
     context = page(
         viewer,
         _("Holdings"),
+        first=_holdings_first(viewer, players),
         form=form,
         holdings=holdings,
         removable={p.key for p in players},
         map=setup_map_model(viewer, holdings=shown, selected=picked, pick="holding-form"),
     )
     return render(request, "campaign/setup_holdings.html", context, status=status)
+
+
+def _holdings_first(viewer: Viewer, players: list[Player]) -> dict[str, str] | None:
+    """What the holdings need first: an army to own them, and its friendly third to stand in
+    (R2.3.2)."""
+    if not players:
+        return first_step(
+            viewer,
+            _("Create the armies first: every holding belongs to one."),
+            "campaign:setup-players",
+            _("Sides and armies"),
+        )
+    zoned = Square.objects.filter(campaign=viewer.campaign, zone__in=[p.key for p in players])
+    if not zoned.exists():
+        if not viewer.is_gm:
+            return first_step(
+                viewer, _("The game master has not given your army its territory yet.")
+            )
+        return first_step(
+            viewer,
+            _("Divide the territory first: holdings stand in their army's friendly third."),
+            "campaign:setup-territory",
+            _("Territory"),
+        )
+    return None
 
 
 def holding_name(holding: Holding) -> str:

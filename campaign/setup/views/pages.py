@@ -17,6 +17,7 @@ from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
@@ -59,6 +60,13 @@ def page(viewer: Viewer, title: str, **context: Any) -> dict[str, Any]:
     return {"campaign": viewer.campaign, "viewer": viewer, "page_title": title, **context}
 
 
+def first_step(viewer: Viewer, text: str, step: str = "", link: str = "") -> dict[str, str]:
+    """What a set-up page needs done first (setup_base.html shows it above the page), with a
+    link to the page `step` (a URL name) that does it, for the GM who may open it."""
+    url = reverse(step, args=[viewer.campaign.slug]) if step and viewer.is_gm else ""
+    return {"text": text, "url": url, "link": link}
+
+
 # --- a new campaign --------------------------------------------------------------------------
 
 
@@ -87,8 +95,8 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
                 refusal_show(request, e, form)
             else:
                 messages.success(request, _("%(name)s created.") % {"name": campaign.name})
-                if campaign.setup_open:
-                    return redirect("campaign:setup-map", campaign.slug)
+                if campaign.setup_open:  # the first step: the sides and their armies
+                    return redirect("campaign:setup-players", campaign.slug)
                 return redirect("campaign:invite", campaign.slug)
         status = 400
     return render(

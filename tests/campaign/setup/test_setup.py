@@ -598,7 +598,7 @@ def test_new_campaign_page(world):
         {"name": "Ashen Crown", "slug": "ashen", "source": "", "width": 12, "height": 8},
     )
     assert response.status_code == 302
-    assert response["Location"] == reverse("campaign:setup-map", args=["ashen"])
+    assert response["Location"] == reverse("campaign:setup-players", args=["ashen"])
     c = Campaign.objects.get(slug="ashen")
     assert c.setup_open and (c.width, c.height) == (12, 8)
     assert c.memberships.get().user == world.users["outsider"]

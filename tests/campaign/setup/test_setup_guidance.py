@@ -7,8 +7,12 @@ need. The cast is test_setup's `make_world`: Red Dwarves (west third, capital Ka
 from __future__ import annotations
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 
 from campaign.models import Holding
+from campaign.setup.invitations import user_get_or_create
+from campaign.setup.services import campaign_create_blank, player_create, side_create
 from rules import Feature, GameMap, validate_holding_placement
 from rules import Holding as RHolding
 from rules import Player as RPlayer
@@ -120,3 +124,83 @@ def test_the_start_page_is_in_order_when_the_rosters_make_their_points(settings)
         army.save(update_fields=["initial_points"])
     html = world.client("gm").get(world.url("start")).content.decode()
     assert "Everything is in order." in html and "Check before you start" not in html
+
+
+# --- the steps in the order their prerequisites need ------------------------------------------
+
+
+def _blank(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    gm = user_get_or_create(username="gina", password="gina-pass-1")
+    campaign = campaign_create_blank(gm=gm, slug="blank", name="Blank Vale", width=9, height=6)
+    client = Client()
+    client.force_login(gm)
+    return campaign, client
+
+
+def _url(campaign, name):
+    return reverse(f"campaign:{name}", args=[campaign.slug])
+
+
+def test_the_set_up_steps_come_after_what_they_need(world):
+    html = world.client("gm").get(world.url("setup-holdings")).content.decode()
+    nav = html.split('class="campaign-nav"', 1)[1].split("</nav>", 1)[0]
+    steps = [
+        "Sides and armies",
+        "Map editor",
+        "Territory",
+        "Holdings",
+        "Options",
+        "Invitations",
+        "Roster",
+        "Start",
+    ]
+    at = [nav.index(f">{step}</a>") for step in steps]
+    assert at == sorted(at), dict(zip(steps, at, strict=True))
+    # a campaign in set-up has no turn yet: no orders, no turn report to open
+    assert ">Turn report</a>" not in nav and ">Orders</a>" not in nav
+
+
+def test_holdings_before_armies_say_to_create_them_first(settings):
+    campaign, client = _blank(settings)
+    html = client.get(_url(campaign, "setup-holdings")).content.decode()
+    assert "Create the armies first: every holding belongs to one." in html
+    assert f'<a href="{_url(campaign, "setup-players")}">Sides and armies</a></p>' in html
+    assert 'id="holding-form"' not in html  # no form with an empty army select
+
+
+def test_holdings_before_the_territory_say_to_divide_it_first(settings):
+    campaign, client = _blank(settings)
+    for name in ("Red", "Blue"):
+        side = side_create(campaign=campaign, name=name)
+        player_create(campaign=campaign, side=side, name=f"{name} army")
+    html = client.get(_url(campaign, "setup-holdings")).content.decode()
+    assert "Divide the territory first: holdings stand in their army&#x27;s friendly third." in html
+    assert f'<a href="{_url(campaign, "setup-territory")}">Territory</a>' in html
+
+
+def test_territory_needs_two_opposing_armies(settings):
+    campaign, client = _blank(settings)
+    side = side_create(campaign=campaign, name="Red")
+    for name in ("One", "Two"):  # two armies, but allies
+        player_create(campaign=campaign, side=side, name=name)
+    html = client.get(_url(campaign, "setup-territory")).content.decode()
+    assert "Create at least two armies on opposing sides first" in html
+    assert "Apply the thirds" not in html
+
+
+def test_invitations_before_sides_say_to_create_them(settings):
+    campaign, client = _blank(settings)
+    html = client.get(_url(campaign, "invite")).content.decode()
+    assert "create the sides first." in html
+    assert f'<a href="{_url(campaign, "setup-players")}">Sides and armies</a>' in html
+
+
+def test_a_new_campaign_opens_on_its_first_step(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    client = Client()
+    client.force_login(user_get_or_create(username="gina", password="gina-pass-1"))
+    response = client.post(
+        reverse("campaign:new"), {"name": "Ashen", "slug": "ashen", "width": 9, "height": 6}
+    )
+    assert response["Location"] == reverse("campaign:setup-players", args=["ashen"])
