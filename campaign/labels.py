@@ -11,11 +11,12 @@ sentences that use them (`campaign.sentences`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from enum import Enum
 from typing import Any
 
-from django.utils.translation import gettext_lazy, pgettext_lazy
+from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from rules import (
     Climate,
@@ -47,6 +48,58 @@ STATUS_MARKER: Mapping[str, Any] = {
     Status.UNSTEADY: pgettext_lazy("status counter for Unsteady", "U"),
     Status.SHATTERED: pgettext_lazy("status counter for Shattered", "S"),
 }
+def battle_number(key: object) -> str:
+    """A battle's rules id ("t3-b1") as people number it: "1 of turn 3", to follow the word
+    "battle" ("battle %(id)s"); an id of another shape as it is."""
+    m = re.fullmatch(r"t(\d+)-b(\d+)", str(key))
+    if m is None:
+        return str(key)
+    return gettext("%(n)s of turn %(turn)s") % {"n": m[2], "turn": m[1]}
+
+
+# what a ledger roll was for, by its purpose: "<phase>:<kind>" where the kind is the first
+# words of the purpose's last part ("movement:initiative-r1": initiative)
+ROLL_KIND: Mapping[str, Any] = {
+    "weather:map": gettext_lazy("Weather over the map"),
+    "weather:force": gettext_lazy("Weather of one force"),
+    "orders:first-player": gettext_lazy("Who tests his forces first"),
+    "orders:force": gettext_lazy("Force test"),
+    "movement:initiative": gettext_lazy("Initiative"),
+    "movement:force": gettext_lazy("Movement total"),
+    "battle:scenery": gettext_lazy("Scenery"),
+    "battle:ammo": gettext_lazy("Ammunition"),
+    "after:wounded": gettext_lazy("Wounded who recover"),
+    "after:deserters": gettext_lazy("Deserters"),
+    "attrition:wounded": gettext_lazy("Wounded who recover"),
+    "attrition:deserters": gettext_lazy("Deserters"),
+    "will-to-fight:player": gettext_lazy("Will to fight"),
+    "events:snow-day": gettext_lazy("Snow"),
+    "events:day": gettext_lazy("Random event"),
+    "events:general": gettext_lazy("Event for a general"),
+}
+
+
+def roll_kind(purpose: str) -> str:
+    """What a roll was for, from its purpose ("movement:initiative-r1": "Initiative"); the
+    phase's name for a purpose the table does not know."""
+    phase = purpose.split(":", 1)[0]
+    last = purpose.rsplit(":", 1)[-1]
+    for key in sorted((k for k in ROLL_KIND if k.startswith(f"{phase}:")), key=len, reverse=True):
+        kind = key.split(":", 1)[1]
+        if last == kind or last.startswith(f"{kind}-"):
+            return str(ROLL_KIND[key])
+    return label(PHASE, phase)
+
+
+# why a side tests its will to fight (R9.1): the triggers the rules record, as phrases
+WTF_TRIGGER: Mapping[str, Any] = {
+    "lost-battle": gettext_lazy("a lost battle"),
+    "holding-lost": gettext_lazy("a holding lost"),
+    "all-forces-lost": gettext_lazy("every force lost"),
+    "force-test-disaster": gettext_lazy("a disastrous force test"),
+}
+
+
 FEATURE: Mapping[str, Any] = {  # §6.3 terrain
     Feature.OPEN: gettext_lazy("Open ground"),
     Feature.UNCULTIVATED: gettext_lazy("Uncultivated land"),

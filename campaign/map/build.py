@@ -26,7 +26,7 @@ from battles.models import Battle
 from campaign import adapters
 from campaign.access import Viewer
 from campaign.fog import Ghost, MapView, map_view_for, watched_squares
-from campaign.labels import FEATURE, STATUS, STATUS_MARKER, WEATHER, label
+from campaign.labels import FEATURE, STATUS, STATUS_MARKER, WEATHER, battle_number, label
 from campaign.map.model import (
     Clickable,
     ClickSquare,
@@ -467,7 +467,7 @@ def _last_turn_marks(
             title = _("Battle %(key)s in square (%(x)d, %(y)d), waiting for its result")
         else:
             title = _("Battle %(key)s in square (%(x)d, %(y)d), fought")
-        title %= {"key": key, "x": x, "y": y}
+        title %= {"key": battle_number(key), "x": x, "y": y}
         battles.append(
             MapBattle(key, (x, y), status, last.number, title, x * S + HALF, y * S + HALF)
         )

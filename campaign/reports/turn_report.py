@@ -14,7 +14,7 @@ from campaign import adapters
 from campaign.access import Viewer
 from campaign.exchange.replay import turn_replay
 from campaign.fog import Lens, battle_sides_get, event_scrub, event_visible, ledger_for, lens_for
-from campaign.labels import PHASE, label
+from campaign.labels import PHASE, label, roll_kind
 from campaign.models import Side, Turn, TurnResolution
 from campaign.names import Names
 from campaign.sentences import event_sentence, signed
@@ -41,6 +41,7 @@ class RollLine:
     phase: str
     phase_label: str
     purpose: str
+    what: str  # what the roll was for, in words
     subject: str
     rule: str
     dice: str
@@ -122,6 +123,7 @@ def _stage_report(r: TurnResolution, lens: Lens, names: Names) -> StageReport:
                 phase=phase,
                 phase_label=label(PHASE, phase),
                 purpose=purpose,
+                what=roll_kind(purpose),
                 subject=names.subject(lens, purpose),
                 rule=str(entry.get("rule", "")),
                 dice=f"{len(natural)}D{entry.get('sides', 6)}",

@@ -117,7 +117,14 @@ def test_raider_sees_his_movements_and_rolls_but_no_hidden_defender(resolved):
     absent(html, HIDDEN_DEFENDERS, DEFENDER_IDS)
     assert "initiative-d" not in html
     # numbered 1…6: gaps where the defenders' three initiative rolls were would count them
-    assert re.findall(r"<tr>\s*<td>(\d+)</td>", html) == ["1", "2", "3", "4", "5", "6"]
+    assert re.findall(r"<tr data-purpose=[^>]*>\s*<td>(\d+)</td>", html) == [
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+        "6",
+    ]
 
 
 def test_defender_sees_his_rolls_but_no_hidden_raider(resolved):
@@ -144,7 +151,9 @@ def test_observer_following_no_side_sees_only_map_wide_events(resolved):
 
 def test_a_contacted_enemy_is_shown_and_the_others_stay_hidden(contact):
     html = page(contact, "side_a")
-    assert "The Red Riders made contact with The Southern March at (4, 8): battle t1-b1." in html
+    assert (
+        "The Red Riders made contact with The Southern March at (4, 8): battle 1 of turn 1." in html
+    )
     assert "movement:initiative-d3" in html  # the force is in sight: its roll is shown
     hidden = HIDDEN_DEFENDERS[:2] + HIDDEN_DEFENDERS[3:6] + HIDDEN_DEFENDERS[7:]
     absent(html, hidden, re.compile(r"\bd[12]\w*\b"))
