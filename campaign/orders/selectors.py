@@ -284,7 +284,7 @@ def _outcome_label(key: str, status: Status) -> str:
     if key == "ok":
         return _("the requested order")
     if key == "destroyed":
-        return _("complete disaster: the force is destroyed")
+        return _("Destroyed (complete disaster)")
     named = Status(key)
     if named is Status.CONFUSED and status is Status.CONFUSED:
         # p. 9: a Confused force suffering a further reaction becomes Unsteady (R5.2.1)
@@ -340,6 +340,22 @@ class ForceTestChances:
     @property
     def others(self) -> tuple[Outcome, ...]:
         return tuple(o for o in self.outcomes if o.key != "ok")
+
+    def _as_ordered(self, o: Outcome) -> bool:
+        """Whether the outcome leaves the force under the order asked for: the test passed
+        (6+), or the 4–5 result gave Defend when Defend was asked for."""
+        return o.key == "ok" or (o.key == "defend" and self.requested is Status.DEFEND)
+
+    @property
+    def as_ordered(self) -> Outcome:
+        """The chance that the force ends the test under the requested order (R5.2)."""
+        chance = sum((o.chance for o in self.outcomes if self._as_ordered(o)), Fraction(0))
+        return Outcome("ok", Fraction(0) if self.refused else chance, self.requested_label)
+
+    @property
+    def if_failed(self) -> tuple[Outcome, ...]:
+        """What the force becomes otherwise, each with its chance."""
+        return tuple(o for o in self.outcomes if not self._as_ordered(o))
 
     @property
     def requested_label(self) -> str:

@@ -130,7 +130,7 @@ def test_a_whole_turn_in_the_browser(demo, login, phone_page, live_server, artif
     defender.goto(f"{base}/orders/")
     open_editor(defender, "d2", "The Northern March")
     defender.select_option("#orders-form-d2 select[name=change_to]", "probe")
-    expect(defender.locator("#chance-d2")).to_contain_text("Chance to receive the order")
+    expect(defender.locator("#chance-d2")).to_contain_text("Chance the force acts as ordered")
     htmx_idle(defender)
     draw_path(defender, "d2", [(12, 1), (13, 1)])
     save_and_confirm(defender, "d2", "The Northern March", "(12, 1) → (13, 1)")

@@ -257,8 +257,11 @@ def test_the_chances_of_tv04_are_exact(cast):
         )
         .content.decode()
     )
-    assert "Chance to receive the order Full Speed: <strong>50.0 %</strong> (3 in 6)." in html
-    assert "Defend 33.3 % (2 in 6)" in html and "Confused 16.7 % (1 in 6)" in html
+    assert (
+        "Chance the force acts as ordered (Full Speed): <strong>50.0 %</strong> (3 in 6)." in html
+    )
+    assert "If the test fails:" in html and "Otherwise" not in html
+    assert "Defend 33.3 % (2 in 6); Confused 16.7 % (1 in 6)." in html
     assert escape("leader's command value +3") in html and "in enemy territory -1" in html
 
 
@@ -273,8 +276,11 @@ def test_the_chances_count_incursion_snow_and_reactions(cast):
         .get(_url(cast.campaign, "orders-probability", "r2"), {"change_to": "defend"})
         .content.decode()
     )
-    assert "Chance to receive the order Defend: <strong>50.0 %</strong> (3 in 6)." in html
-    assert "Unsteady (a Confused force that scores 3) 16.7 % (1 in 6)" in html
+    # asking for Defend, the 4–5 result (Defend) is the order asked for too: 3 + 2 in 6
+    assert "Chance the force acts as ordered (Defend): <strong>83.3 %</strong> (5 in 6)." in html
+    assert "If the test fails: Unsteady (a Confused force that scores 3) 16.7 % (1 in 6)." in (
+        " ".join(html.split())
+    )
     assert "snow (§11.5) -2" in html
 
 
