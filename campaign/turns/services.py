@@ -35,6 +35,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone as djtz
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from battles import services as battles
 from battles.models import Battle
@@ -420,7 +421,11 @@ def turn_advance(*, turn: Turn) -> str:
         waiting = Battle.objects.filter(turn=turn, status=Battle.Status.PENDING).count()
         if waiting:
             raise ServiceError(
-                _("Turn %(turn)s still waits for the result of %(n)s battles: enter them first.")
+                ngettext(
+                    "Turn %(turn)s still waits for the result of %(n)s battle: enter it first.",
+                    "Turn %(turn)s still waits for the result of %(n)s battles: enter them first.",
+                    waiting,
+                )
                 % {**values, "n": waiting}
             )
         turn_after_battles_queue(turn=turn)

@@ -145,6 +145,7 @@ def test_a_whole_turn_in_the_browser(demo, login, phone_page, live_server, artif
     # --- the GM sees both confirmed, closes the turn; it resolves in that request --------------
     gm.goto(f"{base}/")
     expect(gm.locator('[data-orders="confirmed"]')).to_have_count(2)
+    gm.once("dialog", lambda dialog: dialog.accept())  # "… cannot be undone"
     gm.get_by_role("button", name="Close the turn and resolve it").click()
     expect(gm.get_by_text("The turn is closed and its resolution has started.")).to_be_visible()
     turn.refresh_from_db()
