@@ -450,6 +450,18 @@ class PathMap:
 
     map: MapModel
     next_steps: tuple[NextStep, ...]
+    legal: frozenset[Coord]  # the squares a path may use under the order asked for
+
+
+def legal_under(
+    state: CampaignState, card: ForceCard, requested: Status | None
+) -> frozenset[Coord]:
+    """The squares the force's path may use if it gets the order it asks for (a Defend
+    force asking for Probe may move; one asking for Defend may not, R6.4.4); as it stands
+    when it asks for nothing."""
+    if requested is None or requested is card.force.status:
+        return card.legal
+    return frozenset(legal_moves(state, replace(card.force, status=requested)))
 
 
 def path_map_get(
@@ -460,15 +472,18 @@ def path_map_get(
     path: tuple[Coord, ...],
     clickable: Clickable,
     error_index: int | None = None,
+    requested: Status | None = None,
 ) -> PathMap:
     """The campaign map as this player sees it (fog of war applied by `campaign.map.build`),
-    with the force's legal squares, the next steps, visible enemies' zones of control, the
-    path and a refused step highlighted. Every highlight comes from what the player may know."""
+    with the force's legal squares under the order it asks for, the next steps, visible
+    enemies' zones of control, the path and a refused step highlighted. Every highlight comes
+    from what the player may know."""
     state = page.state
+    legal = legal_under(state, card, requested)
     last = path[-1] if path else card.square
     nexts = (
         sorted(
-            (n for n in state.map.neighbours(last) if n in card.legal),
+            (n for n in state.map.neighbours(last) if n in legal),
             key=lambda c: (c[1], c[0]),
         )
         if len(path) < 3
@@ -479,8 +494,8 @@ def path_map_get(
     )
     every = ((x, y) for y in range(state.map.height) for x in range(state.map.width))
     highlight = {
-        "out": [sq for sq in every if sq not in card.legal and sq != card.square],
-        "legal": card.legal,
+        "out": [sq for sq in every if sq not in legal and sq != card.square],
+        "legal": legal,
         "next": nexts,
         "enemy-zoc": page.enemy.zoc,
         "path": [sq for sq in path if state.map.on_map(sq)],
@@ -498,4 +513,4 @@ def path_map_get(
         )
         for n in nexts
     )
-    return PathMap(model, steps)
+    return PathMap(model, steps, legal)
