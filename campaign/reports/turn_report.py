@@ -14,7 +14,7 @@ from campaign import adapters
 from campaign.access import Viewer
 from campaign.exchange.replay import turn_replay
 from campaign.fog import Lens, battle_sides_get, event_scrub, event_visible, ledger_for, lens_for
-from campaign.labels import PHASE, label, roll_kind
+from campaign.labels import PHASE, label, roll_detail, roll_kind, roll_outcome, roll_reason
 from campaign.models import Side, Turn, TurnResolution
 from campaign.names import Names
 from campaign.sentences import event_sentence, signed
@@ -129,12 +129,12 @@ def _stage_report(r: TurnResolution, lens: Lens, names: Names) -> StageReport:
                 dice=f"{len(natural)}D{entry.get('sides', 6)}",
                 natural=natural,
                 modifiers=[
-                    (str(m.get("reason", "")), signed(int(m.get("value", 0))))
+                    (roll_reason(str(m.get("reason", ""))), signed(int(m.get("value", 0))))
                     for m in entry.get("modifiers", [])
                 ],
                 total=entry.get("total"),
-                outcome=str(entry.get("outcome", "")),
-                details=[str(d) for d in entry.get("details", [])],
+                outcome=roll_outcome(str(entry.get("outcome", ""))),
+                details=[roll_detail(str(d)) for d in entry.get("details", [])],
             )
         )
     return StageReport(r.stage, stage_label, events, rolls)
