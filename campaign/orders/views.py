@@ -329,7 +329,7 @@ def _save(
 
 def _without_last_step(card: ForceCard, refused: ForceOrdersForm) -> ForceOrdersForm:
     """The form again without the refused last step, its refusals beside the path."""
-    data = refused.data.copy()
+    data = dict(refused.data.items())
     data["path"] = squares_format(squares_parse(data.get("path", ""))[:-1])
     form = _form(card, data)
     form.is_valid()

@@ -128,11 +128,17 @@ def holding_problem_text(
         return _("at (%(x)d, %(y)d)") % {"x": x, "y": y}
 
     army = armies.get(str(facts.get("owner") or facts.get("player")), "")
-    words = {"holding": holding(facts.get("holding")), "army": army, "rule": problem.rule}
+    words: dict[str, object] = {
+        "holding": holding(facts.get("holding")),
+        "army": army,
+        "rule": problem.rule,
+    }
     if problem.code == "outside-territory":
         text = _("The holding %(holding)s is not in the friendly territory of %(army)s (%(rule)s).")
     elif problem.code == "forbidden-terrain":
-        terrain = [labels.label(labels.FEATURE, f).lower() for f in facts.get("terrain") or ()]
+        found = facts.get("terrain")
+        features = found if isinstance(found, tuple | list) else ()
+        terrain = [labels.label(labels.FEATURE, f).lower() for f in features]
         words |= {"terrain": ", ".join(terrain), "race": str(facts.get("race") or "")}
         text = (
             _(

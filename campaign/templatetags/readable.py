@@ -1,6 +1,6 @@
 """`{% load readable %}`: ids as people read them.
 
-    {{ sheet.key|battle_number }}   →  "1 of turn 3" (after the word "battle")
+{{ sheet.key|battle_number }}   →  "1 of turn 3" (after the word "battle")
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ REGIONS: dict[str, StrOrPromise] = {
 
 
 @functools.cache
-def timezone_choices() -> list[tuple[str, Any]]:
+def timezone_choices() -> list[tuple[Any, Any]]:
     """UTC first, then one group per region of the time-zone database ("Europe": Rome,
     London …, by the part of the name before "/"), the regions and the places in each sorted;
     the old names without a region ("GMT", "US/Eastern" …) last, under "Other"."""
@@ -46,7 +46,7 @@ def timezone_choices() -> list[tuple[str, Any]]:
             groups.setdefault(region, []).append((zone, place.replace("_", " ")))
         else:
             other.append((zone, zone.replace("_", " ")))
-    out: list[tuple[str, Any]] = [("UTC", "UTC")]
+    out: list[tuple[Any, Any]] = [("UTC", "UTC")]
     out += [(REGIONS[r], groups[r]) for r in sorted(groups)]
     if other:
         out.append((gettext_lazy("Other"), other))
