@@ -174,7 +174,7 @@ def _check_units(check: ResultCheck, roster: Roster, units: Any) -> dict[str, di
             check.add(
                 NON_FIELD_ERRORS,
                 _("Unit %(unit)s did not fight in battle %(battle)s.")
-                % {"unit": uid, "battle": roster.battle.key},
+                % {"unit": uid, "battle": roster.battle.label},
             )
             continue
         row = found[1]
@@ -223,7 +223,7 @@ def _check_people(check: ResultCheck, roster: Roster, people: Any) -> dict[str, 
             check.add(
                 NON_FIELD_ERRORS,
                 _("%(who)s is not a general or character of a force in battle %(battle)s.")
-                % {"who": pid, "battle": roster.battle.key},
+                % {"who": pid, "battle": roster.battle.label},
             )
             continue
         person = found[1]

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from campaign.labels import battle_number
 from campaign.models import Campaign, Turn
 
 
@@ -71,6 +72,11 @@ class Battle(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} ({self.x}, {self.y})"
+
+    @property
+    def label(self) -> str:
+        """The battle as people number it, after the word "battle": "1 of turn 3"."""
+        return battle_number(self.key)
 
 
 def _photo_path(instance: BattlePhoto, filename: str) -> str:

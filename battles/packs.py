@@ -35,6 +35,9 @@ from campaign.labels import (
     STATUS,
     TERRITORY,
     label,
+    roll_detail,
+    roll_outcome,
+    roll_reason,
 )
 from campaign.models import Player, Side, Turn, TurnResolution
 from campaign.names import force_label, member_labels
@@ -146,12 +149,12 @@ def roll_view(entry: Mapping[str, Any]) -> RollView:
         dice=f"{len(natural)}D{entry.get('sides', 6)}",
         natural=natural,
         modifiers=[
-            (str(m.get("reason", "")), signed(int(m.get("value", 0))))
+            (roll_reason(str(m.get("reason", ""))), signed(int(m.get("value", 0))))
             for m in entry.get("modifiers") or ()
         ],
         total=entry.get("total"),
-        outcome=str(entry.get("outcome", "")),
-        details=[str(d) for d in entry.get("details") or ()],
+        outcome=roll_outcome(str(entry.get("outcome", ""))),
+        details=[roll_detail(str(d)) for d in entry.get("details") or ()],
     )
 
 

@@ -100,7 +100,7 @@ def battle_items_for_inbox(*, campaign: Campaign, turn: Turn | None) -> list[Bat
     sides = dict(Side.objects.filter(campaign=campaign).values_list("key", "name"))
     items = []
     for b in battles:
-        where = {"battle": b.key, "x": b.x, "y": b.y}
+        where = {"battle": b.label, "x": b.x, "y": b.y}
         if b.entry == Battle.Entry.DISPUTED:
             disputer = (
                 BattleAudit.objects.filter(battle=b, action="disputed")

@@ -107,7 +107,7 @@ def _rights(campaign: Campaign, battle: Battle, user: User) -> BattleRights:
     if battle.campaign_id != campaign.pk:
         raise BattleRefused(
             _("Battle %(battle)s belongs to another campaign: it cannot be changed from this one.")
-            % {"battle": battle.key}
+            % {"battle": battle.label}
         )
     viewer = viewer_for(user=user, campaign=campaign)
     if viewer is None:
@@ -130,14 +130,14 @@ def _require_waiting(battle: Battle) -> None:
                 "Battle %(battle)s belongs to turn %(turn)s, which no longer waits for battle "
                 "results: its result can no longer change."
             )
-            % {"battle": battle.key, "turn": battle.turn.number}
+            % {"battle": battle.label, "turn": battle.turn.number}
         )
 
 
 def _refuse_settled(battle: Battle, rights: BattleRights) -> None:
     """A player may not change a result once confirmed, disputed or settled; the GM then
     overrides it (with a note) rather than entering it again."""
-    values = {"battle": battle.key}
+    values = {"battle": battle.label}
     if battle.entry == Battle.Entry.CONFIRMED:
         if rights.is_gm:
             raise BattleRefused(
@@ -247,7 +247,9 @@ def battle_resolver_set(
         raise BattleRefused(_("Only the game master chooses how a battle is resolved."))
     _require_waiting(battle)
     if battle.entry in (Battle.Entry.CONFIRMED, Battle.Entry.OVERRIDDEN):
-        raise BattleRefused(_("Battle %(battle)s already has its result.") % {"battle": battle.key})
+        raise BattleRefused(
+            _("Battle %(battle)s already has its result.") % {"battle": battle.label}
+        )
     if resolver not in Battle.Resolver.values:
         raise ServiceError({RESOLVER_FIELD: [_("Choose tabletop or auto-resolve.")]})
     battle.resolver = resolver
@@ -281,12 +283,14 @@ def _auto_resolve(battle: Battle, user: User | None, action: str, note: str = ""
     """Fight the (locked, waiting) battle with the tactical engine and record its result as
     settled; `action` and `note` name why in the audit log."""
     if battle.status != Battle.Status.PENDING:
-        raise BattleRefused(_("Battle %(battle)s already has its result.") % {"battle": battle.key})
+        raise BattleRefused(
+            _("Battle %(battle)s already has its result.") % {"battle": battle.label}
+        )
     state = adapters.state_current(campaign=battle.campaign)
     pending = next((b for b in state.pending_battles if b.battle_id == battle.key), None)
     if pending is None:
         raise BattleRefused(
-            _("Battle %(battle)s is not waiting to be fought.") % {"battle": battle.key}
+            _("Battle %(battle)s is not waiting to be fought.") % {"battle": battle.label}
         )
     dice = SeededDice(derive_seed(battle.turn.seed or 0, "battle", battle.key))
     try:
@@ -294,7 +298,7 @@ def _auto_resolve(battle: Battle, user: User | None, action: str, note: str = ""
     except TacticalError as e:
         raise BattleRefused(
             _("The tactical engine cannot fight battle %(battle)s: %(why)s")
-            % {"battle": battle.key, "why": e}
+            % {"battle": battle.label, "why": e}
         ) from e
     data = to_data(outcome.result)
     data.pop("battle_id", None)
@@ -388,7 +392,7 @@ def battle_result_enter(
                 "Only the players who fought battle %(battle)s, or the game master, can enter "
                 "its result."
             )
-            % {"battle": battle.key}
+            % {"battle": battle.label}
         )
     _require_waiting(battle)
     _refuse_settled(battle, rights)
@@ -411,7 +415,7 @@ def battle_result_enter(
 
 def _require_other_side(battle: Battle, rights: BattleRights) -> None:
     """Confirming and disputing: a player of the battle, of the side that did not enter it."""
-    values = {"battle": battle.key}
+    values = {"battle": battle.label}
     if battle.entry != Battle.Entry.ENTERED:
         if battle.entry == Battle.Entry.NONE:
             raise BattleRefused(_("No result of battle %(battle)s has been entered yet.") % values)
@@ -499,7 +503,7 @@ def battle_result_override(
         if battle.result is None:
             raise BattleRefused(
                 _("No result of battle %(battle)s has been entered: give the result to settle.")
-                % {"battle": battle.key}
+                % {"battle": battle.label}
             )
         data = battle.result
     check = battle_result_check(roster=battle_roster_get(battle=battle), data=data)
@@ -530,7 +534,7 @@ def battle_photo_add(
     if not rights.can_add_photo:
         raise BattleRefused(
             _("Only the players who fought battle %(battle)s, or the game master, add photos.")
-            % {"battle": battle.key}
+            % {"battle": battle.label}
         )
     size = getattr(file, "size", None) or 0
     if size > MAX_PHOTO_BYTES:

@@ -12,6 +12,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from campaign.fog import Lens, id_tokens
+from campaign.labels import battle_number
 from rules import CampaignState, Force
 
 
@@ -79,7 +80,7 @@ class Names:
     def battle(self, bid: Any) -> str:
         if not bid:
             return _("a battle")
-        return _("battle %(id)s") % {"id": bid}
+        return _("battle %(id)s") % {"id": battle_number(bid)}
 
     def forces(self, fids: Iterable[Any]) -> str:
         names = [self.force(f) for f in fids]

@@ -12,7 +12,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from campaign.labels import ENDED, STATUS, in_sentence, label
+from campaign.labels import ENDED, STATUS, WTF_TRIGGER, in_sentence, label
 from campaign.names import Names
 
 # phrases that only fit inside the sentences below (the names of the values are in labels)
@@ -358,7 +358,7 @@ def _will_to_fight(e: EventData, n: Names) -> str:
     values = {
         "player": n.player(e.get("player_id")),
         "total": e.get("total"),
-        "triggers": ", ".join(e.get("triggers") or ()) or "—",
+        "triggers": ", ".join(label(WTF_TRIGGER, t) for t in e.get("triggers") or ()) or "—",
     }
     if e.get("passed"):
         return (
@@ -568,5 +568,7 @@ def _generic(e: EventData, n: Names) -> str:
 
 
 def event_sentence(e: Mapping[str, Any], names: Names) -> str:
-    """One readable sentence for a (scrubbed) event."""
-    return RENDERERS.get(str(e.get("type")), _generic)(e, names)
+    """One readable sentence for a (scrubbed) event, starting with a capital (a name in the
+    middle of a sentence, "battle 1 of turn 3", may start one)."""
+    text = RENDERERS.get(str(e.get("type")), _generic)(e, names)
+    return text[:1].upper() + text[1:]

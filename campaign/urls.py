@@ -37,6 +37,7 @@ urlpatterns = [
     path(f"{C}map/", map_views.map_page, name="map"),
     path(f"{C}map.json", map_views.map_json, name="map-json"),
     # reports, the inbox and the export
+    path(f"{C}turns/latest/", reports.report_latest, name="report-latest"),
     path(f"{C}turns/<int:number>/", reports.report, name="report"),
     path(f"{C}turns/<int:number>/replay/", reports.replay, name="replay"),
     path(f"{C}inbox/", reports.inbox, name="inbox"),

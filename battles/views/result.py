@@ -148,7 +148,7 @@ def _entry(request: HtmxHttpRequest, slug: str, key: str, action: str) -> HttpRe
             form.add_service_errors(e.field_messages)
             return render(request, TEMPLATE, context, status=400)
         return render(request, TEMPLATE, context | {"refusal": str(e)}, status=409)
-    messages.success(request, done % {"battle": battle.key})
+    messages.success(request, done % {"battle": battle.label})
     return redirect("battles:result", slug=viewer.campaign.slug, key=battle.key)
 
 
@@ -208,7 +208,7 @@ def _action(act: Act) -> Callable[[HttpRequest, str, str], HttpResponse]:
             return _refused(request, viewer, battle, extra, e)
         if done is None:
             return _again(request, viewer, battle, extra, 400)
-        messages.success(request, done % {"battle": battle.key})
+        messages.success(request, done % {"battle": battle.label})
         return redirect("battles:result", slug=viewer.campaign.slug, key=battle.key)
 
     return view

@@ -26,7 +26,15 @@ from battles.models import Battle
 from campaign import adapters
 from campaign.access import Viewer
 from campaign.fog import Ghost, MapView, map_view_for, watched_squares
-from campaign.labels import FEATURE, STATUS, STATUS_MARKER, WEATHER, label
+from campaign.labels import (
+    FEATURE,
+    STATUS,
+    STATUS_MARKER,
+    TERRITORY,
+    WEATHER,
+    battle_number,
+    label,
+)
 from campaign.map.model import (
     Clickable,
     ClickSquare,
@@ -239,16 +247,20 @@ def _territory(scene: _Scene) -> tuple[tuple[Layer, ...], dict[str, str]]:
     paths, edges = grid_paths(zone_grid, w), grid_edges(zone_grid, w)
     if scene.relative:
         layers = tuple(
-            Layer(f"territory terr-{t}", paths[t], edges_d=edges.get(t, ""))
+            Layer(
+                f"territory terr-{t}", paths[t], label=label(TERRITORY, t), edges_d=edges.get(t, "")
+            )
             for t in (Territory.FRIENDLY.value, Territory.ENEMY.value)
             if t in paths
         )
     else:
+        owners = {p.id: p.name or p.id for p in state.players}
         layers = tuple(
             Layer(
                 "territory terr-owner",
                 paths[zone],
                 fill=scene.colours.get(zone, DEFAULT_COLOUR),
+                label=owners.get(zone, zone),
                 edges_d=edges.get(zone, ""),
             )
             for zone in sorted(paths)
@@ -467,7 +479,7 @@ def _last_turn_marks(
             title = _("Battle %(key)s in square (%(x)d, %(y)d), waiting for its result")
         else:
             title = _("Battle %(key)s in square (%(x)d, %(y)d), fought")
-        title %= {"key": key, "x": x, "y": y}
+        title %= {"key": battle_number(key), "x": x, "y": y}
         battles.append(
             MapBattle(key, (x, y), status, last.number, title, x * S + HALF, y * S + HALF)
         )

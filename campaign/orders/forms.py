@@ -3,6 +3,7 @@ written as "x,y", and the rules' order errors in words for people, beside their 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -162,6 +163,29 @@ class ForceOrdersForm(forms.Form):
             "flank_attack": fo.flank_attack,
             "ambush": fo.ambush,
         }
+
+    @staticmethod
+    def original_encode(fo: ForceOrders | None) -> str:
+        """The orders as the editor opened on them, kept in the form ("original") so that
+        "Close without saving" can put them back: each map click saves on its own."""
+        return json.dumps(ForceOrdersForm.initial_for(fo), sort_keys=True)
+
+    @staticmethod
+    def original_decode(raw: str, force_id: str) -> ForceOrders | None:
+        """The orders kept by `original_encode` (None: the force had none); ValueError when
+        the text is not such orders."""
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as e:
+            raise ValueError(raw) from e
+        if data == {}:
+            return None
+        if not isinstance(data, dict):
+            raise ValueError(raw)
+        form = ForceOrdersForm(data, force_key=force_id)
+        if not form.is_valid():
+            raise ValueError(raw)
+        return form.force_orders(force_id)
 
     def current_path(self, fallback: tuple[Coord, ...]) -> tuple[Coord, ...]:
         """The path the form holds now, valid or not (kept in the form on errors)."""

@@ -290,7 +290,7 @@ def _outcome_label(key: str, status: Status) -> str:
     if key == "ok":
         return _("the requested order")
     if key == "destroyed":
-        return _("complete disaster: the force is destroyed")
+        return _("Destroyed (complete disaster)")
     named = Status(key)
     if named is Status.CONFUSED and status is Status.CONFUSED:
         # p. 9: a Confused force suffering a further reaction becomes Unsteady (R5.2.1)
@@ -346,6 +346,22 @@ class ForceTestChances:
     @property
     def others(self) -> tuple[Outcome, ...]:
         return tuple(o for o in self.outcomes if o.key != "ok")
+
+    def _as_ordered(self, o: Outcome) -> bool:
+        """Whether the outcome leaves the force under the order asked for: the test passed
+        (6+), or the 4–5 result gave Defend when Defend was asked for."""
+        return o.key == "ok" or (o.key == "defend" and self.requested is Status.DEFEND)
+
+    @property
+    def as_ordered(self) -> Outcome:
+        """The chance that the force ends the test under the requested order (R5.2)."""
+        chance = sum((o.chance for o in self.outcomes if self._as_ordered(o)), Fraction(0))
+        return Outcome("ok", Fraction(0) if self.refused else chance, self.requested_label)
+
+    @property
+    def if_failed(self) -> tuple[Outcome, ...]:
+        """What the force becomes otherwise, each with its chance."""
+        return tuple(o for o in self.outcomes if not self._as_ordered(o))
 
     @property
     def requested_label(self) -> str:
@@ -440,6 +456,18 @@ class PathMap:
 
     map: MapModel
     next_steps: tuple[NextStep, ...]
+    legal: frozenset[Coord]  # the squares a path may use under the order asked for
+
+
+def legal_under(
+    state: CampaignState, card: ForceCard, requested: Status | None
+) -> frozenset[Coord]:
+    """The squares the force's path may use if it gets the order it asks for (a Defend
+    force asking for Probe may move; one asking for Defend may not, R6.4.4); as it stands
+    when it asks for nothing."""
+    if requested is None or requested is card.force.status:
+        return card.legal
+    return frozenset(legal_moves(state, replace(card.force, status=requested)))
 
 
 def path_map_get(
@@ -450,15 +478,18 @@ def path_map_get(
     path: tuple[Coord, ...],
     clickable: Clickable,
     error_index: int | None = None,
+    requested: Status | None = None,
 ) -> PathMap:
     """The campaign map as this player sees it (fog of war applied by `campaign.map.build`),
-    with the force's legal squares, the next steps, visible enemies' zones of control, the
-    path and a refused step highlighted. Every highlight comes from what the player may know."""
+    with the force's legal squares under the order it asks for, the next steps, visible
+    enemies' zones of control, the path and a refused step highlighted. Every highlight comes
+    from what the player may know."""
     state = page.state
+    legal = legal_under(state, card, requested)
     last = path[-1] if path else card.square
     nexts = (
         sorted(
-            (n for n in state.map.neighbours(last) if n in card.legal),
+            (n for n in state.map.neighbours(last) if n in legal),
             key=lambda c: (c[1], c[0]),
         )
         if len(path) < 3
@@ -469,8 +500,8 @@ def path_map_get(
     )
     every = ((x, y) for y in range(state.map.height) for x in range(state.map.width))
     highlight = {
-        "out": [sq for sq in every if sq not in card.legal and sq != card.square],
-        "legal": card.legal,
+        "out": [sq for sq in every if sq not in legal and sq != card.square],
+        "legal": legal,
         "next": nexts,
         "enemy-zoc": page.enemy.zoc,
         "path": [sq for sq in path if state.map.on_map(sq)],
@@ -488,4 +519,4 @@ def path_map_get(
         )
         for n in nexts
     )
-    return PathMap(model, steps)
+    return PathMap(model, steps, legal)

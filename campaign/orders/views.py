@@ -123,8 +123,14 @@ def _editor(
     card: ForceCard,
     form: ForceOrdersForm,
     error_index: int | None = None,
+    original: str | None = None,
 ) -> dict[str, Any]:
-    """The context of one force's editor: its form, its map and its force-test chances."""
+    """The context of one force's editor: its form, its map and its force-test chances, and
+    the orders as the editor opened on them (`original`, carried by the form's posts)."""
+    if original is None:
+        original = form.data.get("original") if form.is_bound else None
+    if original is None:
+        original = ForceOrdersForm.original_encode(card.orders)
     saved_path = card.orders.path if card.orders else ()
     path = form.current_path(saved_path)
     requested = form.data.get("change_to") if form.is_bound else form.initial.get("change_to")
@@ -141,11 +147,15 @@ def _editor(
         path=path,
         clickable=_clickable(viewer, page, card),
         error_index=error_index,
+        requested=requested_status,
     )
     return {
         "card": card,
         "editing": card.key,
         "form": form,
+        "original": original,
+        "legal": path_map.legal,
+        "requested": requested_status,
         "path": [(i, sq, square_label(sq)) for i, sq in enumerate(path)],
         "path_full": len(path) >= 3,
         "error_index": error_index,
@@ -216,6 +226,12 @@ def orders_force(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpRes
             return render(request, f"{TEMPLATE}#force-response", _context(viewer, page, **ctx))
         return render(request, TEMPLATE, _context(viewer, page, **ctx))
 
+    if "restore" in request.POST:
+        return _restore(request, viewer, page, card)
+    if "preview" in request.POST:  # the order asked for changed: redraw, nothing saved
+        form = _form(card, request.POST)
+        form.is_valid()
+        return _render_card(request, viewer, page, _editor(viewer, page, card, form))
     if "clear" in request.POST:
         try:
             saved = force_orders_clear(
@@ -270,7 +286,9 @@ def orders_path(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpResp
             )
         new_path = path_after_click(path=current, square=clicked[0])
     data["path"] = squares_format(new_path)
-    return _save(request, viewer, page, card, _form(card, data), summary=False)
+    # a step the rules refuse is not kept: the path stays as it was, the refusal beside it
+    added = len(new_path) > len(current)
+    return _save(request, viewer, page, card, _form(card, data), summary=False, drop=added)
 
 
 def _save(
@@ -281,9 +299,11 @@ def _save(
     form: ForceOrdersForm,
     *,
     summary: bool,
+    drop: bool = False,
 ) -> HttpResponse:
     """Validate the form, save through the services, and answer: the card with the errors
-    beside their fields (the input kept), or the saved card."""
+    beside their fields (the input kept), or the saved card. With `drop`, a refusal of the
+    path's last step (the one just clicked) takes that step out of the path again."""
     if not form.is_valid():
         return _render_card(request, viewer, page, _editor(viewer, page, card, form))
     fo = form.force_orders(card.key)
@@ -297,8 +317,66 @@ def _save(
         raise Http404(_("You command no such force.")) from e
     except InvalidOrders as e:
         error_index = errors_into_form(form, e.errors, fo, page)
+        if drop and error_index == len(fo.path) - 1:
+            form = _without_last_step(card, form)
+            error_index = None
         return _render_card(request, viewer, page, _editor(viewer, page, card, form, error_index))
-    return _after_save(request, viewer, viewer.campaign.slug, card.key, saved, summary=summary)
+    original = form.data.get("original")
+    return _after_save(
+        request, viewer, viewer.campaign.slug, card.key, saved, summary=summary, original=original
+    )
+
+
+def _without_last_step(card: ForceCard, refused: ForceOrdersForm) -> ForceOrdersForm:
+    """The form again without the refused last step, its refusals beside the path."""
+    data = dict(refused.data.items())
+    data["path"] = squares_format(squares_parse(data.get("path", ""))[:-1])
+    form = _form(card, data)
+    form.is_valid()
+    for message in refused.errors.get("path", []):
+        form.add_error("path", _("%(why)s It is not added to the path.") % {"why": message})
+    for field, messages in refused.errors.items():
+        if field != "path":
+            for message in messages:
+                form.add_error(field if field != "__all__" else None, message)
+    return form
+
+
+def _restore(
+    request: HtmxHttpRequest, viewer: Viewer, page: OrdersPage, card: ForceCard
+) -> HttpResponse:
+    """ "Close without saving": the force's orders put back as the editor opened on them (its
+    map clicks saved them one by one), then the summary card."""
+    try:
+        wanted = ForceOrdersForm.original_decode(request.POST.get("original", ""), card.key)
+    except ValueError:
+        wanted = card.orders  # nothing to put back: close as it stands
+    if ForceOrdersForm.initial_for(wanted) == ForceOrdersForm.initial_for(card.orders):
+        saved = None
+    else:
+        try:
+            if wanted is None:
+                saved = force_orders_clear(
+                    player=page.player, turn=page.turn, force_key=card.key, user=viewer.user
+                )
+            else:
+                saved = force_orders_save(
+                    player=page.player, turn=page.turn, force_orders=wanted, user=viewer.user
+                )
+        except TurnNotOpen:
+            return _refused(request, viewer, page, card)
+        except InvalidOrders:  # the orders as they were no longer pass: keep the new ones
+            saved = None
+    if not request.htmx:
+        url = reverse("campaign:orders", args=(viewer.campaign.slug,))
+        return HttpResponseRedirect(f"{url}#orders-force-{card.key}")
+    page = orders_page_get_for_player(viewer=viewer, turn=page.turn)
+    ctx: dict[str, Any] = {"card": _card_or_404(page, card.key)}
+    if saved is not None:
+        ctx["saved_note"] = _("Your changes are undone: the orders are as they were.")
+    return render(
+        request, f"{TEMPLATE}#force-response", {**_context(viewer, page, **ctx), "oob": True}
+    )
 
 
 def _after_save(
@@ -309,6 +387,7 @@ def _after_save(
     saved: OrdersSaved,
     *,
     summary: bool,
+    original: str | None = None,
 ) -> HttpResponse:
     if not request.htmx:
         target = "campaign:orders" if summary else "campaign:orders-force"
@@ -319,7 +398,7 @@ def _after_save(
     if summary:
         ctx: dict[str, Any] = {"card": card}
     else:
-        ctx = _editor(viewer, page, card, _form(card))
+        ctx = _editor(viewer, page, card, _form(card), original=original)
     ctx["saved_note"] = _saved_note(saved)
     return render(
         request, f"{TEMPLATE}#force-response", {**_context(viewer, page, **ctx), "oob": True}
@@ -483,8 +562,8 @@ def orders_confirm_view(request: HtmxHttpRequest, slug: str) -> HttpResponse:
                 )
             return (
                 _(
-                    "Your orders for turn %(number)s are confirmed. You can still change them "
-                    "until the turn closes."
+                    "Your orders for turn %(number)s are confirmed. To change them, unconfirm "
+                    "them first: they stay saved."
                 )
                 % values
             )
@@ -516,6 +595,6 @@ def _status_action(
         status_error=code != 200,
         status_errors=[status_error(page, e) for e in errors],
     )
-    if request.htmx:
-        return render(request, f"{TEMPLATE}#status", ctx)
+    if request.htmx:  # the forces too, read-only once confirmed, editable again after
+        return render(request, f"{TEMPLATE}#status-and-forces", {**ctx, "forces_oob": True})
     return render(request, TEMPLATE, ctx, status=code)

@@ -88,7 +88,7 @@ def inbox_get(*, campaign: Campaign) -> Inbox:
                 InboxItem(
                     "battle-pending",
                     _("Battle %(battle)s at (%(x)s, %(y)s) has no result yet.")
-                    % {"battle": b.key, "x": b.x, "y": b.y},
+                    % {"battle": b.label, "x": b.x, "y": b.y},
                     b,
                 )
             )
@@ -133,7 +133,7 @@ def _retreat_items(state: CampaignState, pending: Sequence[Battle]) -> list[Inbo
                         % {
                             "force": names.get(fid, fid),
                             "player": player_names.get(owner or "", owner),
-                            "battle": b.key,
+                            "battle": b.label,
                         },
                         b,
                     )

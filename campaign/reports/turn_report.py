@@ -14,7 +14,7 @@ from campaign import adapters
 from campaign.access import Viewer
 from campaign.exchange.replay import turn_replay
 from campaign.fog import Lens, battle_sides_get, event_scrub, event_visible, ledger_for, lens_for
-from campaign.labels import PHASE, label
+from campaign.labels import PHASE, label, roll_detail, roll_kind, roll_outcome, roll_reason
 from campaign.models import Side, Turn, TurnResolution
 from campaign.names import Names
 from campaign.sentences import event_sentence, signed
@@ -41,6 +41,7 @@ class RollLine:
     phase: str
     phase_label: str
     purpose: str
+    what: str  # what the roll was for, in words
     subject: str
     rule: str
     dice: str
@@ -122,17 +123,18 @@ def _stage_report(r: TurnResolution, lens: Lens, names: Names) -> StageReport:
                 phase=phase,
                 phase_label=label(PHASE, phase),
                 purpose=purpose,
+                what=roll_kind(purpose),
                 subject=names.subject(lens, purpose),
                 rule=str(entry.get("rule", "")),
                 dice=f"{len(natural)}D{entry.get('sides', 6)}",
                 natural=natural,
                 modifiers=[
-                    (str(m.get("reason", "")), signed(int(m.get("value", 0))))
+                    (roll_reason(str(m.get("reason", ""))), signed(int(m.get("value", 0))))
                     for m in entry.get("modifiers", [])
                 ],
                 total=entry.get("total"),
-                outcome=str(entry.get("outcome", "")),
-                details=[str(d) for d in entry.get("details", [])],
+                outcome=roll_outcome(str(entry.get("outcome", ""))),
+                details=[roll_detail(str(d)) for d in entry.get("details", [])],
             )
         )
     return StageReport(r.stage, stage_label, events, rolls)

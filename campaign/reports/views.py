@@ -44,6 +44,18 @@ def report(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:
     return render(request, "campaign/report.html", context)
 
 
+@require_GET
+def report_latest(request: HttpRequest, slug: str) -> HttpResponse:
+    """The report the navigation's "Turn report" opens: the last resolved turn's (the
+    current one is still empty), or the current turn's before any is resolved."""
+    viewer = campaign_viewer(request, slug)
+    turns = viewer.campaign.turns.order_by("-number")
+    latest = turns.filter(status=Turn.Status.RESOLVED).first() or turns.first()
+    if latest is None:
+        raise Http404("No turn yet.")
+    return redirect("campaign:report", slug, latest.number)
+
+
 @never_cache
 @require_POST
 def replay(request: HtmxHttpRequest, slug: str, number: int) -> HttpResponse:

@@ -11,9 +11,10 @@ from django.db import models
 from django.db.models import Max
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 import rules as R
-from campaign import adapters
+from campaign import adapters, labels
 from campaign.errors import ServiceError
 from campaign.models import Campaign
 from rules import SetupProblem, validate_holding_placement
@@ -106,6 +107,81 @@ def holding_problems(
         game_map=state.map, players=state.players, holdings=state.holdings
     )
     return [p for p in result.problems if p.code != "capital-count" and p.subject in subjects]
+
+
+def holding_problem_text(
+    problem: SetupProblem, *, players: Iterable[R.Player], holdings: Iterable[R.Holding]
+) -> str:
+    """A holding problem (R2.3) in a sentence that names the holdings and armies by their
+    names, from the problem's facts; the rules' own message if its code is new here."""
+    armies = {p.id: p.name or p.id for p in players}
+    by_id = {h.id: h for h in holdings}
+    facts = problem.facts
+
+    def holding(key: object) -> str:
+        h = by_id.get(str(key))
+        if h is None:
+            return str(key)
+        x, y = h.square
+        if h.name:
+            return _("%(name)s at (%(x)d, %(y)d)") % {"name": h.name, "x": x, "y": y}
+        return _("at (%(x)d, %(y)d)") % {"x": x, "y": y}
+
+    army = armies.get(str(facts.get("owner") or facts.get("player")), "")
+    words: dict[str, object] = {
+        "holding": holding(facts.get("holding")),
+        "army": army,
+        "rule": problem.rule,
+    }
+    if problem.code == "outside-territory":
+        text = _("The holding %(holding)s is not in the friendly territory of %(army)s (%(rule)s).")
+    elif problem.code == "forbidden-terrain":
+        found = facts.get("terrain")
+        features = found if isinstance(found, tuple | list) else ()
+        terrain = [labels.label(labels.FEATURE, f).lower() for f in features]
+        words |= {"terrain": ", ".join(terrain), "race": str(facts.get("race") or "")}
+        text = (
+            _(
+                "The holding %(holding)s stands on %(terrain)s, where %(army)s (%(race)s) may "
+                "not build (%(rule)s)."
+            )
+            if words["race"]
+            else _(
+                "The holding %(holding)s stands on %(terrain)s, where %(army)s may not build "
+                "(%(rule)s)."
+            )
+        )
+    elif problem.code == "too-close":
+        distance = int(str(facts.get("distance", 0)))
+        words |= {"other": holding(facts.get("other")), "n": distance}
+        text = ngettext(
+            "The holdings %(other)s and %(holding)s of %(army)s are %(n)d square apart; "
+            "the holdings of one army stand at least 3 squares apart (%(rule)s).",
+            "The holdings %(other)s and %(holding)s of %(army)s are %(n)d squares apart; "
+            "the holdings of one army stand at least 3 squares apart (%(rule)s).",
+            distance,
+        )
+    elif problem.code == "capital-count":
+        capitals = int(str(facts.get("capitals", 0)))
+        words["n"] = capitals
+        text = ngettext(
+            "%(army)s has %(n)d capital; each army has exactly one (%(rule)s).",
+            "%(army)s has %(n)d capitals; each army has exactly one (%(rule)s).",
+            capitals,
+        )
+    elif problem.code == "off-map":
+        text = _("The holding %(holding)s is off the map (%(rule)s).")
+    elif problem.code == "unknown-owner":
+        text = _("The holding %(holding)s belongs to no army (%(rule)s).")
+    else:
+        return problem.message
+    return text % words
+
+
+def holding_problem_texts(state: R.CampaignState, problems: Iterable[SetupProblem]) -> list[str]:
+    return [
+        holding_problem_text(p, players=state.players, holdings=state.holdings) for p in problems
+    ]
 
 
 def state_of(locked: Campaign) -> R.CampaignState:

@@ -15,13 +15,14 @@ from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import formats, timezone
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from campaign.errors import ServiceError
 from campaign.models import Campaign, Invitation, Membership, Player, Side
 from campaign.setup.base import campaign_lock
 from campaign.setup.services import player_create
+from campaign.templatetags.moments import moment
 
 INVITATION_TOKEN_BYTES = 24
 
@@ -107,7 +108,7 @@ def invitation_refusal(*, invitation: Invitation, user: User | None) -> str | No
     if invitation.revoked:
         return _("This invitation has been withdrawn by the game master.")
     if invitation.expires_at is not None and invitation.expires_at <= timezone.now():
-        when = formats.date_format(timezone.localtime(invitation.expires_at), "DATETIME_FORMAT")
+        when = moment(invitation.expires_at)
         return _("This invitation expired on %(when)s.") % {"when": when}
     if invitation.uses >= invitation.max_uses:
         return _("This invitation has already been used as many times as it allows (%(n)d).") % {

@@ -29,7 +29,13 @@ from django.utils.translation import gettext as _
 import rules as R
 from campaign.errors import ServiceError
 from campaign.models import Campaign, Player, Square
-from campaign.setup.base import campaign_lock, features_clean, holding_problems, state_of
+from campaign.setup.base import (
+    campaign_lock,
+    features_clean,
+    holding_problem_texts,
+    holding_problems,
+    state_of,
+)
 from rules import validate_state_references
 
 MAP_MIN = 3  # R2.2.1: a map must be cut in three along either axis
@@ -292,7 +298,7 @@ def map_import(*, campaign: Campaign, data: str, format: str | None = None) -> P
     campaign.width, campaign.height = parsed.width, parsed.height
     state = state_of(locked)
     problems = [p.message for p in validate_state_references(state)]
-    problems += [p.message for p in holding_problems(state)]
+    problems += holding_problem_texts(state, holding_problems(state))
     if problems:
         raise ServiceError(
             {"data": [_("The imported map does not fit what is already placed:"), *problems]}

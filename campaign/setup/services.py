@@ -37,6 +37,8 @@ from campaign.models import Campaign, Holding, Membership, Player, Side, Square,
 from campaign.setup.base import (
     campaign_lock,
     features_clean,
+    holding_problem_text,
+    holding_problem_texts,
     holding_problems,
     key_fresh,
     on_map_check,
@@ -227,7 +229,7 @@ def _square_edit_check(locked: Campaign, x: int, y: int) -> None:
     here = [h for h in state.holdings if h.square == (x, y)]
     problems = holding_problems(state, here)
     if problems:
-        raise ServiceError([p.message for p in problems])
+        raise ServiceError(holding_problem_texts(state, problems))
 
 
 @transaction.atomic
@@ -290,9 +292,10 @@ def territory_thirds_apply(
     for sq in squares:
         sq.zone = zones.get((sq.x, sq.y), "")
     Square.objects.bulk_update(squares, ["zone"])
-    problems = holding_problems(state_of(locked))
+    state = state_of(locked)
+    problems = holding_problems(state)
     if problems:
-        raise ServiceError([p.message for p in problems])
+        raise ServiceError(holding_problem_texts(state, problems))
 
 
 def thirds_describe(campaign: Campaign, axis: str) -> Thirds | None:
@@ -398,9 +401,10 @@ def player_update(*, player: Player, **changes: Any) -> Player:
     for k, v in values.items():
         setattr(player, k, v.strip() if k == "race" else v)
     player.save()
-    problems = holding_problems(state_of(locked))
+    state = state_of(locked)
+    problems = holding_problems(state)
     if problems:
-        raise ServiceError({"race": [p.message for p in problems]})
+        raise ServiceError({"race": holding_problem_texts(state, problems)})
     return player
 
 
@@ -488,13 +492,13 @@ def holding_place(
         feature=feature or None,
     )
     own = [h for h in state.holdings if h.owner == player.key]
-    result = validate_holding_placement(
-        game_map=state.map, players=[state.player(player.key)], holdings=[*own, new]
-    )
+    army = [state.player(player.key)]
+    result = validate_holding_placement(game_map=state.map, players=army, holdings=[*own, new])
     errors: dict[str | None, list[str]] = {}
     for p in result.problems:
         if p.subject == key:  # where the new holding stands: R2.3.2-2.3.4
-            errors.setdefault("x", []).append(p.message)
+            text = holding_problem_text(p, players=army, holdings=[*own, new])
+            errors.setdefault("x", []).append(text)
         elif p.code == "capital-count" and capital and any(h.capital for h in own):
             # holdings go down one at a time: only a second capital is wrong yet (R2.3.5)
             errors.setdefault("capital", []).append(
@@ -544,12 +548,12 @@ def campaign_setup_problems(*, campaign: Campaign) -> list[str]:
     if len(sides) < 2:
         out.append(_("A campaign needs armies on at least two sides (§1.1)."))
     out += [p.message for p in validate_state_references(state)]
-    out += [
-        p.message
-        for p in validate_holding_placement(
+    out += holding_problem_texts(
+        state,
+        validate_holding_placement(
             game_map=state.map, players=state.players, holdings=state.holdings
-        ).problems
-    ]
+        ).problems,
+    )
     for player in state.players:
         forces = [f for f in state.forces if f.owner == player.id]
         if not forces:

@@ -2,15 +2,55 @@
 
 from __future__ import annotations
 
+import functools
 import zoneinfo
 from datetime import UTC, datetime, tzinfo
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from campaign.models import Turn
 from campaign.turns.services import MAX_EXTENSION, timezones
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
+# the regions of the time-zone database, as the select's groups name them
+REGIONS: dict[str, StrOrPromise] = {
+    "Africa": gettext_lazy("Africa"),
+    "America": gettext_lazy("America"),
+    "Antarctica": gettext_lazy("Antarctica"),
+    "Arctic": gettext_lazy("Arctic"),
+    "Asia": gettext_lazy("Asia"),
+    "Atlantic": gettext_lazy("Atlantic"),
+    "Australia": gettext_lazy("Australia"),
+    "Europe": gettext_lazy("Europe"),
+    "Indian": gettext_lazy("Indian Ocean"),
+    "Pacific": gettext_lazy("Pacific"),
+}
+
+
+@functools.cache
+def timezone_choices() -> list[tuple[Any, Any]]:
+    """UTC first, then one group per region of the time-zone database ("Europe": Rome,
+    London …, by the part of the name before "/"), the regions and the places in each sorted;
+    the old names without a region ("GMT", "US/Eastern" …) last, under "Other"."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    other: list[tuple[str, str]] = []
+    for zone in timezones():
+        if zone == "UTC":
+            continue
+        region, _slash, place = zone.partition("/")
+        if region in REGIONS:
+            groups.setdefault(region, []).append((zone, place.replace("_", " ")))
+        else:
+            other.append((zone, zone.replace("_", " ")))
+    out: list[tuple[Any, Any]] = [("UTC", "UTC")]
+    out += [(REGIONS[r], groups[r]) for r in sorted(groups)]
+    if other:
+        out.append((gettext_lazy("Other"), other))
+    return out
 
 
 class WallClockField(forms.DateTimeField):
@@ -41,7 +81,12 @@ class DeadlineForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # declared above as a ChoiceField (`self.fields` types it `Field`)
-        cast(forms.ChoiceField, self.fields["timezone"]).choices = [(z, z) for z in timezones()]
+        cast(forms.ChoiceField, self.fields["timezone"]).choices = timezone_choices()
+        zone = self.data.get("timezone") if self.is_bound else None
+        zone = zone or self.initial.get("timezone") or "UTC"
+        field = self.fields["deadline"]
+        sentence = gettext("Read on the clock of the time zone below (now: %(zone)s).")
+        field.help_text = f"{sentence % {'zone': zone}} {field.help_text}"
 
 
 class BattlesDeadlineForm(DeadlineForm):

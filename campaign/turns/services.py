@@ -38,6 +38,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone as djtz
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from battles import services as battles
 from battles.models import Battle
@@ -506,7 +507,11 @@ def turn_advance(*, turn: Turn) -> str:
         waiting = Battle.objects.filter(turn=turn, status=Battle.Status.PENDING).count()
         if waiting:
             raise ServiceError(
-                _("Turn %(turn)s still waits for the result of %(n)s battles: enter them first.")
+                ngettext(
+                    "Turn %(turn)s still waits for the result of %(n)s battle: enter it first.",
+                    "Turn %(turn)s still waits for the result of %(n)s battles: enter them first.",
+                    waiting,
+                )
                 % {**values, "n": waiting}
             )
         turn_after_battles_queue(turn=turn)

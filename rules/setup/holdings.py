@@ -59,15 +59,25 @@ def validate_holding_placement(
     for h in holdings:
         player = by_id.get(h.owner)
         if player is None:
-            out.add("unknown-owner", "R2.3", f"Holding {h.id} belongs to no player.", h.id)
+            msg = f"Holding {h.id} belongs to no player."
+            out.add("unknown-owner", "R2.3", msg, h.id, holding=h.id, owner=h.owner)
             continue
         if not game_map.on_map(h.square):
-            out.add("off-map", "R2.3", f"Holding {h.id} at {h.square} is off the map.", h.id)
+            msg = f"Holding {h.id} at {h.square} is off the map."
+            out.add("off-map", "R2.3", msg, h.id, holding=h.id, square=h.square)
             continue
         placed.append(h)
         if game_map.zones.get(h.square) != h.owner:
             msg = f"Holding {h.id} at {h.square} is not in {h.owner}'s friendly territory."
-            out.add("outside-territory", "R2.3.2", msg, h.id)
+            out.add(
+                "outside-territory",
+                "R2.3.2",
+                msg,
+                h.id,
+                holding=h.id,
+                square=h.square,
+                owner=h.owner,
+            )
         allowed = RACE_HOLDING_TERRAIN.get(race_key(player.race), frozenset())
         bad = sorted((game_map.features_at(h.square) & FORBIDDEN_HOLDING_TERRAIN) - allowed)
         if bad:
@@ -75,7 +85,17 @@ def validate_holding_placement(
                 f"Holding {h.id} at {h.square} stands on {', '.join(f.value for f in bad)}, "
                 f"not allowed to {player.race or 'this race'}."
             )
-            out.add("forbidden-terrain", "R2.3.4", msg, h.id)
+            out.add(
+                "forbidden-terrain",
+                "R2.3.4",
+                msg,
+                h.id,
+                holding=h.id,
+                square=h.square,
+                owner=h.owner,
+                terrain=tuple(f.value for f in bad),
+                race=player.race,
+            )
     for i, a in enumerate(placed):
         for b in placed[i + 1 :]:
             if a.owner == b.owner and not holding_spacing_ok(a.square, b.square):
@@ -83,10 +103,19 @@ def validate_holding_placement(
                     f"Holdings {a.id} and {b.id} are {chebyshev(a.square, b.square)} "
                     "square(s) apart; holdings of one owner must be at least 3 apart."
                 )
-                out.add("too-close", "R2.3.3", msg, b.id)
+                out.add(
+                    "too-close",
+                    "R2.3.3",
+                    msg,
+                    b.id,
+                    holding=b.id,
+                    other=a.id,
+                    owner=b.owner,
+                    distance=chebyshev(a.square, b.square),
+                )
     for p in players:
         capitals = sum(h.capital for h in holdings if h.owner == p.id)
         if capitals != 1:
             msg = f"Player {p.id} has {capitals} capitals; each player has exactly one."
-            out.add("capital-count", "R2.3.5", msg, p.id)
+            out.add("capital-count", "R2.3.5", msg, p.id, player=p.id, capitals=capitals)
     return HoldingPlacement(out())

@@ -7,8 +7,8 @@ that cannot describe anything (negative points, an unknown formula).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
 from rules.errors import RulesError
 
@@ -19,12 +19,16 @@ class SetupError(RulesError):
 
 @dataclass(frozen=True, slots=True)
 class SetupProblem:
-    """One broken set-up rule. `code` is stable for programs, `message` is for people."""
+    """One broken set-up rule. `code` is stable for programs, `message` is for people (in
+    English, naming things by their ids); `facts` holds what the message says as data, keyed
+    by the code's own names (for holdings: "holding", "square", "owner", "other", "distance",
+    "terrain", "race", "player", "capitals"), for a program that words it its own way."""
 
     code: str
     message: str
     rule: str
     subject: str | None = None  # force, holding or player id
+    facts: Mapping[str, object] = field(default_factory=dict, compare=False)
 
     def to_dict(self) -> dict[str, str | None]:
         return {
@@ -41,8 +45,10 @@ class Problems:
     def __init__(self) -> None:
         self.items: list[SetupProblem] = []
 
-    def add(self, code: str, rule: str, message: str, subject: str | None = None) -> None:
-        self.items.append(SetupProblem(code, message, rule, subject))
+    def add(
+        self, code: str, rule: str, message: str, subject: str | None = None, **facts: object
+    ) -> None:
+        self.items.append(SetupProblem(code, message, rule, subject, facts))
 
     def extend(self, problems: Iterable[SetupProblem]) -> None:
         self.items.extend(problems)

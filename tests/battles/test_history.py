@@ -168,7 +168,7 @@ def test_report_before_a_result(cast):
     contact(cast.campaign)
     html = html_of(cast.client("side_a"), REPORT)
     page = text(html)
-    assert "Battle t1-b1: Raiders against Defenders" in page
+    assert "Battle 1 of turn 1: Raiders against Defenders" in page
     assert "No result has been entered yet." in page
     assert "when the game master resolves Phases 4–8" in page
     # the pack is part of the report
@@ -238,7 +238,7 @@ def test_lost_for_good_counts_the_dead_and_the_deserted(fought):
 
 def test_consequences_for_the_loser(fought):
     page = text(html_of(fought.client("side_b"), REPORT))
-    assert "battle t1-b1 at (4, 8) was fought: Raiders won, Defenders lost." in page
+    assert "Battle 1 of turn 1 at (4, 8) was fought: Raiders won, Defenders lost." in page
     assert "Moves (R8.4)" in page and "The Southern March moved to" in page
     assert (
         "The Southern March suffered a reaction: its status goes from Defend to Confused." in page

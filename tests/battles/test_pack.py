@@ -71,7 +71,7 @@ def test_both_sides_and_the_gm_open_the_whole_pack(cast, who):
     and the tabletop shows every figure."""
     contact(cast.campaign)
     page = text(html_of(cast.client(who), pack_url()))
-    assert "Battle pack t1-b1: Raiders against Defenders" in page
+    assert "Battle pack 1 of turn 1: Raiders against Defenders" in page
     assert "Square (4, 8)" in page and "Contact order 1 (R6.7.5)" in page
     assert "The Red Riders made the contact (R6.7)." in page
     # both forces, their strength and every unit

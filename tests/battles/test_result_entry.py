@@ -204,7 +204,7 @@ def test_units_and_people_outside_the_battle_and_bad_fates_are_refused(cast, bat
             "outcomes": {"a": "stalemate", "b": "stalemate"},
         },
     )
-    assert errors["__all__"] == ["Unit r1u1 did not fight in battle t1-b1."]
+    assert errors["__all__"] == ["Unit r1u1 did not fight in battle 1 of turn 1."]
     assert errors["p-d3i1"] == ["Robin of the Fens, Scout: the fate must be killed or fled."]
 
 
@@ -219,7 +219,7 @@ def test_a_result_for_another_campaigns_battle_is_refused(cast, battle, run_othe
             data={"outcomes": {"a": "stalemate", "b": "stalemate"}},
         )
     assert str(e.value) == (
-        "Battle t1-b1 belongs to another campaign: it cannot be changed from this one."
+        "Battle 1 of turn 1 belongs to another campaign: it cannot be changed from this one."
     )
     # the page of each campaign reaches its own battle only; a non-member gets a 404
     response = cast.client("gm").post(
@@ -245,7 +245,7 @@ def test_an_entry_after_confirmation_needs_the_gm(cast, battle):
                 data={"outcomes": {"a": "stalemate", "b": "stalemate"}},
             )
         assert str(e.value) == (
-            "Both sides have confirmed the result of battle t1-b1: only the game master can "
+            "Both sides have confirmed the result of battle 1 of turn 1: only the game master can "
             "change it now."
         )
     # the GM changes it with an override, and its note
@@ -379,8 +379,8 @@ def test_a_dispute_blocks_the_turn_until_the_gm_settles_it(
     inbox = cast.client("gm").get(reverse("campaign:inbox", args=[cast.campaign.slug]))
     html = inbox.content.decode()
     assert (
-        "The result of battle t1-b1 at (4, 8) is disputed by Sir Edmund of Ashbury: “Our light "
-        "horse held the ford to the end.” It blocks the turn until you settle it." in html
+        "The result of battle 1 of turn 1 at (4, 8) is disputed by Sir Edmund of Ashbury: “Our "
+        "light horse held the ford to the end.” It blocks the turn until you settle it." in html
     )
     assert "Settle the disputed result" in html and result_url(battle) in html
     assert "has no result yet" not in html
@@ -424,12 +424,12 @@ def test_a_dispute_blocks_the_turn_until_the_gm_settles_it(
 def test_the_inbox_shows_results_waiting_for_confirmation(cast, battle):
     items = battle_items_for_inbox(campaign=cast.campaign, turn=battle.turn)
     assert [(i.kind, i.text) for i in items] == [
-        ("battle-none", "Battle t1-b1 at (4, 8) has no result yet.")
+        ("battle-none", "Battle 1 of turn 1 at (4, 8) has no result yet.")
     ]
     enter(cast, "side_a", battle, **defenders_win(cast))
     html = cast.client("gm").get(reverse("campaign:inbox", args=[cast.campaign.slug]))
     assert (
-        "The result of battle t1-b1 at (4, 8) was entered by Ulfrik of Wolfstead and awaits "
+        "The result of battle 1 of turn 1 at (4, 8) was entered by Ulfrik of Wolfstead and awaits "
         "the confirmation of Defenders." in html.content.decode()
     )
 

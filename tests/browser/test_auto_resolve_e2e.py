@@ -40,8 +40,9 @@ def test_the_gm_auto_resolves_the_battle_and_the_turn_completes(
     gm.goto(f"{base}/battles/{battle.key}/result/")
     # the odds panel polls until the engine's odds are in (eager Celery computes them at once)
     expect(gm.locator("#odds")).to_contain_text("P(win)")
+    gm.once("dialog", lambda dialog: dialog.accept())  # "… cannot be undone"
     gm.get_by_role("button", name="Auto-resolve this battle").click()
-    expect(gm.get_by_text(f"The tactical engine fought battle {battle.key}")).to_be_visible()
+    expect(gm.get_by_text(f"The tactical engine fought battle {battle.label}")).to_be_visible()
     expect(gm.locator("#entry-status")).to_contain_text("Confirmed by both sides")
     gm.screenshot(path=str(artifacts / "auto-resolve-result.png"), full_page=True)
 

@@ -59,13 +59,15 @@ def enter_result(page: Page, base: str, battle: Battle, units: dict[str, int]) -
                 page.fill(f'input[name="u-{uid}-fled"]', "1" if letter == "a" else str(n - n // 3))
     page.locator('#result-form input[type="radio"][value="a"]').check()
     page.get_by_role("button", name="Enter the result", exact=True).click()
-    expect(page.get_by_text(f"The result of battle {battle.key} is entered")).to_be_visible()
+    expect(page.get_by_text(f"The result of battle {battle.label} is entered")).to_be_visible()
 
 
 def confirm_result(page: Page, base: str, key: str) -> None:
     page.goto(f"{base}/battles/{key}/result/")
     page.get_by_role("button", name="Confirm the result").click()
-    expect(page.get_by_text(f"You confirmed the result of battle {key}.")).to_be_visible()
+    expect(
+        page.get_by_text(f"You confirmed the result of battle {Battle(key=key).label}.")
+    ).to_be_visible()
 
 
 def test_battles_from_contact_to_report(demo, login, live_server, artifacts):
@@ -111,7 +113,7 @@ def test_battles_from_contact_to_report(demo, login, live_server, artifacts):
         expect(page.locator("#battle-list tr[data-battle]")).to_have_count(2)
         page.locator('tr[data-battle="t1-b1"]').get_by_role("link", name="pack").click()
         sheet = page.locator("#pack-t1-b1")
-        expect(sheet).to_contain_text("Battle pack t1-b1: Raiders against Defenders")
+        expect(sheet).to_contain_text("Battle pack 1 of turn 1: Raiders against Defenders")
         expect(sheet).to_contain_text(enemy)
         expect(sheet).to_contain_text(strength)
         expect(sheet.locator(".sheet-side")).to_have_count(2)
@@ -148,8 +150,8 @@ def test_battles_from_contact_to_report(demo, login, live_server, artifacts):
     ledger = {e["purpose"]: e for e in after.ledger}
     wounded = {e["unit_id"]: e for e in after.events if e["type"] == "WoundedChecked"}
     raider.goto(f"{base}/battles/")
-    raider.locator('tr[data-battle="t1-b1"]').get_by_role("link", name="t1-b1").click()
-    expect(raider.locator("main h1")).to_have_text("Battle t1-b1: Raiders against Defenders")
+    raider.locator('tr[data-battle="t1-b1"]').get_by_role("link", name="Battle 1 of turn 1").click()
+    expect(raider.locator("main h1")).to_have_text("Battle 1 of turn 1: Raiders against Defenders")
     rows = raider.locator('#after-battle tr.check[data-kind="wounded"]')
     expect(rows).to_have_count(4)  # the Red Riders' four units; the loser's dead are dead
     for i in range(rows.count()):
@@ -175,7 +177,7 @@ def test_battles_from_contact_to_report(demo, login, live_server, artifacts):
     first = rows.nth(0)
     purpose = first.get_attribute("data-purpose")
     raider.goto(f"{base}/turns/1/?phase=after")
-    ledger_row = raider.locator("#ledger tr", has=raider.locator(f'code:text-is("{purpose}")'))
+    ledger_row = raider.locator(f'#ledger tr[data-purpose="{purpose}"]')
     expect(ledger_row).to_contain_text(
         f"{len(ledger[purpose]['natural'])}D6: {', '.join(map(str, ledger[purpose]['natural']))}"
     )

@@ -130,7 +130,7 @@ def test_a_whole_turn_in_the_browser(demo, login, phone_page, live_server, artif
     defender.goto(f"{base}/orders/")
     open_editor(defender, "d2", "The Northern March")
     defender.select_option("#orders-form-d2 select[name=change_to]", "probe")
-    expect(defender.locator("#chance-d2")).to_contain_text("Chance to receive the order")
+    expect(defender.locator("#chance-d2")).to_contain_text("Chance the force acts as ordered")
     htmx_idle(defender)
     draw_path(defender, "d2", [(12, 1), (13, 1)])
     save_and_confirm(defender, "d2", "The Northern March", "(12, 1) → (13, 1)")
@@ -145,6 +145,7 @@ def test_a_whole_turn_in_the_browser(demo, login, phone_page, live_server, artif
     # --- the GM sees both confirmed, closes the turn; it resolves in that request --------------
     gm.goto(f"{base}/")
     expect(gm.locator('[data-orders="confirmed"]')).to_have_count(2)
+    gm.once("dialog", lambda dialog: dialog.accept())  # "… cannot be undone"
     gm.get_by_role("button", name="Close the turn and resolve it").click()
     expect(gm.get_by_text("The turn is closed and its resolution has started.")).to_be_visible()
     turn.refresh_from_db()

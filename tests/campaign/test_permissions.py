@@ -152,6 +152,8 @@ EXPECT: dict[str, dict[str, Any]] = {
     "campaign:map": {"GET": MEMBERS, "POST": GET_ONLY},
     "campaign:map-json": {"GET": MEMBERS, "POST": GET_ONLY},
     "campaign:report": {"GET": MEMBERS, "POST": GET_ONLY},
+    # the navigation's "Turn report": a redirect to the last resolved turn's report
+    "campaign:report-latest": {"GET": row(302, 302, 302, 302), "POST": GET_ONLY},
     # any member may check the replay of a resolved turn; before that it is refused (409)
     "campaign:replay": {
         "GET": GET_ONLY,

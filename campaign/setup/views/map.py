@@ -25,7 +25,7 @@ from campaign.models import Campaign, Holding, Player, Square
 from campaign.setup import services as setup
 from campaign.setup.forms import HoldingForm, ImportForm, SquareForm, TerritoryForm
 from campaign.setup.map_import import map_import
-from campaign.setup.views.pages import gm_viewer, page, refusal_show, require_setup
+from campaign.setup.views.pages import first_step, gm_viewer, page, refusal_show, require_setup
 
 
 def setup_map_model(
@@ -34,10 +34,13 @@ def setup_map_model(
     editable: bool = False,
     selected: tuple[int, int] | None = None,
     holdings: Iterable[str] | None = None,
+    pick: str = "",
 ) -> MapModel:
     """The campaign map for a set-up page: the ground, the territory and the holdings (all,
     or those keyed in `holdings`), no forces. `editable`: every square posts a click to the
-    square editor with the chosen brush (htmx swaps the redrawn map in)."""
+    square editor with the chosen brush (htmx swaps the redrawn map in). `pick` (a form's
+    id): a click on a square fills that form's x and y (the page's script; without
+    JavaScript each square is a link that opens the page with them filled in)."""
     campaign = viewer.campaign
     state = adapters.state_load(campaign=campaign)
     state = replace(state, forces=())
@@ -55,6 +58,12 @@ def setup_map_model(
                 "hx-include": "#brush-form",
             },
             link="?x={x}&y={y}#square-form",
+        )
+    elif pick:
+        clickable = Clickable(
+            squares=tuple((x, y) for y in range(campaign.height) for x in range(campaign.width)),
+            attrs={"data-pick": pick},
+            link=f"?x={{x}}&y={{y}}#{pick}",
         )
     highlight = {"selected": [selected]} if selected is not None else None
     return map_model(viewer=viewer, state=state, highlight=highlight, clickable=clickable)
@@ -244,9 +253,18 @@ def setup_territory(request: HttpRequest, slug: str) -> HttpResponse:
                 messages.success(request, _("Territory divided."))
                 return redirect("campaign:setup-territory", campaign.slug)
         status = 400
+    first = None
+    if len({p.side_id for p in players}) < 2:
+        first = first_step(
+            viewer,
+            _("Create at least two armies on opposing sides first: each outer third is one's."),
+            "campaign:setup-players",
+            _("Sides and armies"),
+        )
     context = page(
         viewer,
         _("Territory"),
+        first=first,
         form=form,
         players=players,
         thirds={
@@ -276,10 +294,12 @@ def setup_holdings(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = viewer.campaign
     players = _holding_players(viewer)
     options = adapters.options_of(campaign)
+    picked = _coord(request)
     form = HoldingForm(
         request.POST if request.method == "POST" else None,
         players=players,
         features=options.holding_features,
+        initial={"x": picked[0], "y": picked[1]} if picked else None,
     )
     status = 200
     if request.method == "POST":
@@ -299,9 +319,7 @@ def setup_holdings(request: HttpRequest, slug: str) -> HttpResponse:
             except ServiceError as e:
                 refusal_show(request, e, form)
             else:
-                messages.success(
-                    request, _("%(name)s placed.") % {"name": holding.name or holding.key}
-                )
+                messages.success(request, _("%(name)s placed.") % {"name": holding_name(holding)})
                 return redirect("campaign:setup-holdings", campaign.slug)
         status = 400
     found = Holding.objects.filter(campaign=campaign).select_related("owner")
@@ -319,12 +337,43 @@ def setup_holdings(request: HttpRequest, slug: str) -> HttpResponse:
     context = page(
         viewer,
         _("Holdings"),
+        first=_holdings_first(viewer, players),
         form=form,
         holdings=holdings,
         removable={p.key for p in players},
-        map=setup_map_model(viewer, holdings=shown),
+        map=setup_map_model(viewer, holdings=shown, selected=picked, pick="holding-form"),
     )
     return render(request, "campaign/setup_holdings.html", context, status=status)
+
+
+def _holdings_first(viewer: Viewer, players: list[Player]) -> dict[str, str] | None:
+    """What the holdings need first: an army to own them, and its friendly third to stand in
+    (R2.3.2)."""
+    if not players:
+        return first_step(
+            viewer,
+            _("Create the armies first: every holding belongs to one."),
+            "campaign:setup-players",
+            _("Sides and armies"),
+        )
+    zoned = Square.objects.filter(campaign=viewer.campaign, zone__in=[p.key for p in players])
+    if not zoned.exists():
+        if not viewer.is_gm:
+            return first_step(
+                viewer, _("The game master has not given your army its territory yet.")
+            )
+        return first_step(
+            viewer,
+            _("Divide the territory first: holdings stand in their army's friendly third."),
+            "campaign:setup-territory",
+            _("Territory"),
+        )
+    return None
+
+
+def holding_name(holding: Holding) -> str:
+    """A holding as people call it: its name, or where it stands."""
+    return holding.name or _("The holding at (%(x)d, %(y)d)") % {"x": holding.x, "y": holding.y}
 
 
 @require_POST

@@ -10,20 +10,21 @@ are shown beside the field they concern.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from campaign import adapters
 from campaign.access import NotAllowed, Viewer, campaign_viewer, require_gm
 from campaign.errors import ServiceError, form_errors_add
-from campaign.models import Membership, Player
+from campaign.models import Campaign, Membership, Player
 from campaign.setup import services as setup
 from campaign.setup.forms import NewCampaignForm, OptionsForm
 from campaign.setup.options import OPTION_SPECS, OptionSpec, options_update
@@ -59,6 +60,13 @@ def page(viewer: Viewer, title: str, **context: Any) -> dict[str, Any]:
     return {"campaign": viewer.campaign, "viewer": viewer, "page_title": title, **context}
 
 
+def first_step(viewer: Viewer, text: str, step: str = "", link: str = "") -> dict[str, str]:
+    """What a set-up page needs done first (setup_base.html shows it above the page), with a
+    link to the page `step` (a URL name) that does it, for the GM who may open it."""
+    url = reverse(step, args=[viewer.campaign.slug]) if step and viewer.is_gm else ""
+    return {"text": text, "url": url, "link": link}
+
+
 # --- a new campaign --------------------------------------------------------------------------
 
 
@@ -91,7 +99,7 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
                 messages.success(request, _("%(name)s created.") % {"name": campaign.name})
                 if campaign.scenario:  # the map and armies are there: invite the players
                     return redirect("campaign:invite", campaign.slug)
-                return redirect("campaign:setup-map", campaign.slug)
+                return redirect("campaign:setup-players", campaign.slug)  # the first step
         status = 400
     return render(
         request,
@@ -176,13 +184,45 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
             return redirect("campaign:detail", campaign.slug)
     else:
         problems = setup.campaign_setup_problems(campaign=campaign)
-    players = Player.objects.filter(campaign=campaign).select_related("side")
+    players = list(Player.objects.filter(campaign=campaign).select_related("side"))
+    points = roster_points(campaign)
+    for p in players:
+        cast(Any, p).roster_points = points.get(p.key, 0)  # the template reads it beside p
     context = page(
         viewer,
         _("Start the campaign"),
         problems=problems,
+        warnings=roster_warnings(players, points),
         players=players,
         unplayed=[p for p in players if not p.memberships.filter(role=Membership.Role.PLAYER)],
         unready=[p for p in players if not p.roster_ready],
     )
     return render(request, "campaign/setup_start.html", context, status=status)
+
+
+def roster_points(campaign: Campaign) -> dict[str, int]:
+    """Army key → the points of its forces as their rosters stand (R2.5)."""
+    out: dict[str, int] = {}
+    for force in adapters.state_load(campaign=campaign).forces:
+        out[force.owner] = out.get(force.owner, 0) + force.points
+    return out
+
+
+def roster_warnings(players: list[Player], points: dict[str, int]) -> list[str]:
+    """What does not stop the start but should be looked at: armies whose rosters are under
+    (or over) the points agreed for them (§1.1)."""
+    out = []
+    for p in players:
+        have, agreed = points.get(p.key, 0), p.initial_points
+        words = {"army": p.name, "have": have, "agreed": agreed}
+        if agreed and have < agreed:
+            out.append(
+                _("The roster of %(army)s totals %(have)d points, below the %(agreed)d agreed.")
+                % words
+            )
+        elif agreed and have > agreed:
+            out.append(
+                _("The roster of %(army)s totals %(have)d points, above the %(agreed)d agreed.")
+                % words
+            )
+    return out

@@ -23,7 +23,7 @@ from campaign.selectors import user_label
 from campaign.setup import invitations
 from campaign.setup import services as setup
 from campaign.setup.forms import InvitationForm, PlayerForm, SideForm
-from campaign.setup.views.pages import gm_viewer, page, refusal_show
+from campaign.setup.views.pages import first_step, gm_viewer, page, refusal_show
 from rules import RACE_HOLDING_TERRAIN
 
 PLAYERS_TEMPLATE = "campaign/setup_players.html"
@@ -237,7 +237,15 @@ def invite(request: HttpRequest, slug: str) -> HttpResponse:
         }
         for inv in campaign.invitations.select_related("player", "side").order_by("-created_at")
     ]
-    context = page(viewer, _("Invitations"), form=form, invitations=rows)
+    first = None
+    if campaign.setup_open and not players and not sides:
+        first = first_step(
+            viewer,
+            _("A player's invitation names his army or its side: create the sides first."),
+            "campaign:setup-players",
+            _("Sides and armies"),
+        )
+    context = page(viewer, _("Invitations"), first=first, form=form, invitations=rows)
     return render(request, "campaign/setup_invite.html", context, status=status)
 
 

@@ -172,7 +172,7 @@ def test_observer_following_no_side_sees_no_forces_under_fog(cast):
     assert data.json()["forces"] == []
     html = page.content.decode()
     assert "data-force=" not in html
-    assert "you follow no side" in html
+    assert "you follow none, so no force is shown" in html
 
 
 def test_enemy_inside_a_zone_of_control_is_seen(cast):

@@ -179,7 +179,9 @@ def test_a_player_draws_a_path_by_clicking_and_sees_it(cast):
     assert _orders(cast.campaign, "raiders").data["forces"]["r2"]["path"] == []
 
 
-def test_a_non_adjacent_step_is_shown_beside_the_path_and_not_saved(cast):
+def test_a_refused_step_is_taken_out_of_the_path_with_its_reason(cast):
+    """Issue 11: a refused step stayed in the path. The click's step is dropped again, the
+    path stays as it was saved, and the reason is beside it."""
     client = cast.client("side_a")
     before = _orders(cast.campaign, "raiders").data
     response = client.post(
@@ -193,11 +195,14 @@ def test_a_non_adjacent_step_is_shown_beside_the_path_and_not_saved(cast):
         r'<fieldset class="field path-field has-error">(.*?)</fieldset>', html, re.S
     )
     assert fieldset is not None, "the path field is marked"
-    assert "Step 2 (6, 6) is not next to (3, 4) (R6.4.2)" in fieldset.group(1)
-    assert "refused" in fieldset.group(1)
-    assert 'class="hl hl-refused"' in html
-    # the player's input is kept in the form, nothing was saved
-    assert 'name="path" value="3,4; 6,6"' in html
+    assert (
+        "Step 2 (6, 6) is not next to (3, 4) (R6.4.2): each step goes to one of the 8 squares "
+        "around the last one. It is not added to the path." in fieldset.group(1)
+    )
+    assert 'class="hl hl-refused"' not in html
+    # the path without the refused step, the player's other input kept, nothing saved
+    assert 'name="path" value="3,4"' in html
+    assert "(6, 6) — " not in html
     assert 'value="2,5"' in html
     assert _orders(cast.campaign, "raiders").data == before
 
@@ -257,8 +262,11 @@ def test_the_chances_of_tv04_are_exact(cast):
         )
         .content.decode()
     )
-    assert "Chance to receive the order Full Speed: <strong>50.0 %</strong> (3 in 6)." in html
-    assert "Defend 33.3 % (2 in 6)" in html and "Confused 16.7 % (1 in 6)" in html
+    assert (
+        "Chance the force acts as ordered (Full Speed): <strong>50.0 %</strong> (3 in 6)." in html
+    )
+    assert "If the test fails:" in html and "Otherwise" not in html
+    assert "Defend 33.3 % (2 in 6); Confused 16.7 % (1 in 6)." in html
     assert escape("leader's command value +3") in html and "in enemy territory -1" in html
 
 
@@ -273,8 +281,11 @@ def test_the_chances_count_incursion_snow_and_reactions(cast):
         .get(_url(cast.campaign, "orders-probability", "r2"), {"change_to": "defend"})
         .content.decode()
     )
-    assert "Chance to receive the order Defend: <strong>50.0 %</strong> (3 in 6)." in html
-    assert "Unsteady (a Confused force that scores 3) 16.7 % (1 in 6)" in html
+    # asking for Defend, the 4–5 result (Defend) is the order asked for too: 3 + 2 in 6
+    assert "Chance the force acts as ordered (Defend): <strong>83.3 %</strong> (5 in 6)." in html
+    assert "If the test fails: Unsteady (a Confused force that scores 3) 16.7 % (1 in 6)." in (
+        " ".join(html.split())
+    )
     assert "snow (§11.5) -2" in html
 
 
@@ -358,7 +369,7 @@ def test_saved_and_confirmed_are_separate(cast):
 
     html = client.post(confirm, {"action": "confirm"}, headers=HTMX).content.decode()
     assert "Your orders for turn 1 are confirmed." in html
-    assert "✔ Confirmed" in html and "Withdraw my confirmation" in html
+    assert "✔ Confirmed" in html and "Unconfirm to change my orders" in html
     row = _orders(cast.campaign, "raiders")
     assert row.status == Orders.Status.CONFIRMED and row.confirmed_at is not None
 

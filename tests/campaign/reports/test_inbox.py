@@ -64,11 +64,11 @@ def test_pending_battle_and_default_retreat_link_to_the_battle(cast):
     battle = Battle.objects.get(campaign=cast.campaign, key="t1-b1")
     html = inbox(cast)
     assert "Turn 1 waits for battle results." in html
-    assert "Battle t1-b1 at (4, 8) has no result yet." in html
+    assert "Battle 1 of turn 1 at (4, 8) has no result yet." in html
     # the defenders' standing orders name no retreat square; the Red Riders' do
     assert (
         "The Southern March (The March of Ashbury) has no retreat square in its orders for "
-        "battle t1-b1: the default retreat will apply (R8.4)." in html
+        "battle 1 of turn 1: the default retreat will apply (R8.4)." in html
     )
     assert "The Red Riders (" not in html
     assert html.count(f'href="{battle_url(battle)}"') == 2

@@ -111,13 +111,20 @@ def test_raider_sees_his_movements_and_rolls_but_no_hidden_defender(resolved):
     # his rolls, each with its rule, dice, modifiers with reasons, total and outcome
     assert "movement:force-r3" in html and "movement:initiative-r1" in html
     assert "R6.2" in html and "R6.1.3" in html
-    assert "+1 starts on road" in html and "+2 full speed" in html
+    assert "+1 starts on road" in html and "+2 Full Speed order" in html
     assert "1D6: 5" in html and "3 square(s)" in html
     assert "your side saw these forces move in this order" in html
     absent(html, HIDDEN_DEFENDERS, DEFENDER_IDS)
     assert "initiative-d" not in html
     # numbered 1…6: gaps where the defenders' three initiative rolls were would count them
-    assert re.findall(r"<tr>\s*<td>(\d+)</td>", html) == ["1", "2", "3", "4", "5", "6"]
+    assert re.findall(r"<tr data-purpose=[^>]*>\s*<td>(\d+)</td>", html) == [
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+        "6",
+    ]
 
 
 def test_defender_sees_his_rolls_but_no_hidden_raider(resolved):
@@ -144,7 +151,9 @@ def test_observer_following_no_side_sees_only_map_wide_events(resolved):
 
 def test_a_contacted_enemy_is_shown_and_the_others_stay_hidden(contact):
     html = page(contact, "side_a")
-    assert "The Red Riders made contact with The Southern March at (4, 8): battle t1-b1." in html
+    assert (
+        "The Red Riders made contact with The Southern March at (4, 8): battle 1 of turn 1." in html
+    )
     assert "movement:initiative-d3" in html  # the force is in sight: its roll is shown
     hidden = HIDDEN_DEFENDERS[:2] + HIDDEN_DEFENDERS[3:6] + HIDDEN_DEFENDERS[7:]
     absent(html, hidden, re.compile(r"\bd[12]\w*\b"))

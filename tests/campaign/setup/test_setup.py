@@ -207,7 +207,9 @@ def test_terrain_under_a_holding_must_suit_its_owners_race(world):
     # Dwarves may hold a mountain (R2.3.4) …
     square_features_set(campaign=world.campaign, x=1, y=1, features=["mountain"])
     # … but not a forest: the change is refused and undone
-    with pytest.raises(ServiceError, match="forest, not allowed to Dwarves"):
+    with pytest.raises(
+        ServiceError, match=r"stands on forest, where Red Dwarves \(Dwarves\) may not build"
+    ):
         square_features_set(campaign=world.campaign, x=1, y=1, features=["forest"])
     assert _features(world.campaign, 1, 1) == ["mountain"]
     with pytest.raises(ServiceError, match="friendly territory"):
@@ -414,7 +416,8 @@ def test_holdings_get_fresh_keys_from_the_campaign_counter(world):
 
 
 def test_a_holding_stands_in_its_owners_third(world):
-    with pytest.raises(ServiceError, match="not in red-dwarves's friendly territory") as e:
+    match = r"The holding at \(4, 4\) is not in the friendly territory of Red Dwarves \(R2.3.2\)."
+    with pytest.raises(ServiceError, match=match) as e:
         holding_place(campaign=world.campaign, player=world.red, x=4, y=4)
     assert "x" in e.value.field_messages
 
@@ -427,7 +430,7 @@ def test_holdings_of_one_owner_are_three_squares_apart(world, x, y, ok):
     if ok:
         holding_place(campaign=world.campaign, player=world.red, x=x, y=y)
     else:
-        with pytest.raises(ServiceError, match="at least 3 apart"):
+        with pytest.raises(ServiceError, match="stand at least 3 squares apart"):
             holding_place(campaign=world.campaign, player=world.red, x=x, y=y)
 
 
@@ -450,7 +453,7 @@ def test_holding_terrain_and_the_race_exceptions(world, who, feature, allowed):
         h = holding_place(campaign=world.campaign, player=player, x=x, y=y)
         assert (h.x, h.y, h.capital) == (x, y, False)
     else:
-        with pytest.raises(ServiceError, match=f"stands on {feature}, not allowed"):
+        with pytest.raises(ServiceError, match=f"stands on {feature}, where .* may not build"):
             holding_place(campaign=world.campaign, player=player, x=x, y=y)
 
 
@@ -470,7 +473,9 @@ def test_one_capital_per_army(world):
 
 def test_a_race_change_keeps_holdings_legal(world):
     square_features_set(campaign=world.campaign, x=1, y=1, features=["mountain"])
-    with pytest.raises(ServiceError, match="mountain, not allowed to Men"):
+    with pytest.raises(
+        ServiceError, match=r"stands on mountain, where Red Dwarves \(Men\) may not build"
+    ):
         player_update(player=world.red, race="Men")
     assert Player.objects.get(pk=world.red.pk).race == "Dwarves"
 
@@ -547,7 +552,7 @@ def test_options_update_refusals(world, data, field, message):
 def test_the_start_needs_capitals_and_valid_forces(world):
     Holding.objects.filter(campaign=world.campaign, owner=world.blue).delete()
     problems = campaign_setup_problems(campaign=world.campaign)
-    assert "Player blue-orcs has 0 capitals; each player has exactly one." in problems
+    assert "Blue Orcs has 0 capitals; each army has exactly one (R2.3.5)." in problems
     assert any("Red Dwarves has no force" in p for p in problems)
     with pytest.raises(ServiceError):
         campaign_start(campaign=world.campaign)
@@ -593,7 +598,7 @@ def test_new_campaign_page(world):
         {"name": "Ashen Crown", "slug": "ashen", "source": "", "width": 12, "height": 8},
     )
     assert response.status_code == 302
-    assert response["Location"] == reverse("campaign:setup-map", args=["ashen"])
+    assert response["Location"] == reverse("campaign:setup-players", args=["ashen"])
     c = Campaign.objects.get(slug="ashen")
     assert c.setup_open and (c.width, c.height) == (12, 8)
     assert c.memberships.get().user == world.users["outsider"]
@@ -693,7 +698,7 @@ def test_a_refused_click_says_why_in_the_fragment(world):
         headers={"hx-request": "true"},
     )
     assert response.status_code == 200  # htmx swaps 2xx only: the message must arrive
-    assert "not allowed to Dwarves" in response.content.decode()
+    assert "where Red Dwarves (Dwarves) may not build" in response.content.decode()
     assert _features(world.campaign, 1, 1) == []
 
 
@@ -812,7 +817,7 @@ def test_holdings_page_gm_places_for_any_army(world):
         {"player": "blue-orcs", "name": "Too close", "x": 8, "y": 2},
     )
     assert response.status_code == 400
-    assert "at least 3 apart" in str(response.context["form"].errors["x"])
+    assert "stand at least 3 squares apart" in str(response.context["form"].errors["x"])
 
 
 def test_holdings_page_a_player_places_only_his_own(world):

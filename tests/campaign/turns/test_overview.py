@@ -261,7 +261,7 @@ def test_advance_at_battles_pending_says_why_not(cast, turn):
     response = cast.client("gm").post(_control("advance"))
 
     assert response.status_code == 400
-    assert "still waits for the result of 1 battles" in response.content.decode()
+    assert "still waits for the result of 1 battle: enter it first" in response.content.decode()
 
 
 @pytest.mark.parametrize(

@@ -338,7 +338,7 @@ def test_advance_waits_for_battle_results(
     waiting = Battle.objects.filter(turn=turn, status=Battle.Status.PENDING).count()
     assert turn.status == Turn.Status.BATTLES and waiting, "the generated turn should fight"
 
-    with pytest.raises(ServiceError, match=f"result of {waiting} battles"):
+    with pytest.raises(ServiceError, match=f"result of {waiting} battles?: enter (it|them) first"):
         turn_advance(turn=turn)
 
     record_results(turn)
