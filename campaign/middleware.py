@@ -29,8 +29,11 @@ class LoginRequiredRedirect:
             campaign = exception.campaign
             viewer = viewer_for(user=request.user, campaign=campaign)
             messages.info(request, str(exception))
-            page = (
-                "campaign:setup-map" if viewer is not None and viewer.is_gm else "campaign:roster"
-            )
+            if viewer is not None and viewer.is_gm:
+                # the first step the campaign still needs: its armies, else what is left
+                has_armies = campaign.players.exists()
+                page = "campaign:start" if has_armies else "campaign:setup-players"
+            else:
+                page = "campaign:roster"
             return redirect(page, campaign.slug)
         return None

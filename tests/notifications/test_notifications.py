@@ -142,6 +142,8 @@ def test_a_battle_notice_goes_once_to_the_players_who_fight(
     assert sorted(m.to[0] for m in mailoutbox) == sorted(f"{p}@example.org" for p in fighting)
     assert len(fighting) < campaign.players.count()  # the others hear nothing of it
     assert all(battle.key in m.body and "(" in m.subject for m in mailoutbox)
+    # people read the battle's number, not its rules id (the key is only in the link)
+    assert all(f"battle {battle.label} must be fought" in m.body for m in mailoutbox)
     # the link opens the battle's own page (pack, result), not the campaign overview
     link = f"https://fw.example.org/c/battle/battles/{battle.key}/"
     assert all(f"The battle pack and the result form: {link}\n" in m.body for m in mailoutbox)

@@ -952,4 +952,5 @@ def test_turn_pages_of_a_campaign_in_setup_lead_to_its_setup_pages(client):
     for name in ("campaign:detail", "campaign:orders"):
         response = client.get(reverse(name, args=[world.campaign.slug]))
         assert response.status_code == 302
-        assert response["Location"] == reverse("campaign:setup-map", args=[world.campaign.slug])
+        # the world has its armies: the GM goes to what is left before the start
+        assert response["Location"] == reverse("campaign:start", args=[world.campaign.slug])
