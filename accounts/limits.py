@@ -23,6 +23,7 @@ from django.utils.translation import ngettext
 
 LOGIN = "login"
 SIGNUP = "signup"
+RESET = "reset"  # password reset emails asked for
 
 
 def client_address(request: HttpRequest) -> str:

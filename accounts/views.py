@@ -182,6 +182,18 @@ class LoginView(auth_views.LoginView):
 
 
 class PasswordResetView(auth_views.PasswordResetView):
-    """Django's password reset; the emailed link is built on SITE_URL."""
+    """Django's password reset; the emailed link is built on SITE_URL. Each request sends an
+    email, so one client may ask only so often (the "reset" limit); over it the form says how
+    long to wait, with 429, and nothing is sent."""
 
     form_class = PasswordResetForm
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        wait = limits.wait_seconds(self.request, limits.RESET)
+        if wait:
+            form.add_error(None, limits.too_many_message(wait))
+            response = self.form_invalid(form)
+            response.status_code = TOO_MANY_REQUESTS
+            return response
+        limits.record(self.request, limits.RESET)
+        return super().form_valid(form)

@@ -167,6 +167,10 @@ ACCOUNT_RATE_LIMITS = {
         "attempts": env_int("ACCOUNT_SIGNUP_ATTEMPTS", 5),
         "window": env_int("ACCOUNT_SIGNUP_WINDOW", 60 * 60),
     },
+    "reset": {
+        "attempts": env_int("ACCOUNT_RESET_ATTEMPTS", 5),
+        "window": env_int("ACCOUNT_RESET_WINDOW", 60 * 60),
+    },
 }
 # Behind a proxy every request comes from the proxy's address: name the header in which it
 # passes the client's (X-Real-IP, or X-Forwarded-For, of which the last address is taken).

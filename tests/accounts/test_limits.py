@@ -27,6 +27,7 @@ def small_limits(settings):
     settings.ACCOUNT_RATE_LIMITS = {
         "login": {"attempts": 3, "window": 15 * 60},
         "signup": {"attempts": 2, "window": 60 * 60},
+        "reset": {"attempts": 2, "window": 60 * 60},
     }
 
 
@@ -132,3 +133,15 @@ def test_behind_a_proxy_the_client_is_the_address_the_proxy_names(rf, settings):
 def test_the_wait_is_said_in_whole_minutes():
     assert limits.too_many_message(1) == "Too many attempts. Try again in 1 minute."
     assert limits.too_many_message(61) == "Too many attempts. Try again in 2 minutes."
+
+
+def test_password_reset_emails_over_the_limit_are_refused_with_429(client, wanda, mailoutbox):
+    wanda.email = "wanda@example.org"
+    wanda.save(update_fields=["email"])
+    reset = reverse("password_reset")
+    for _ in range(2):
+        assert client.post(reset, {"email": "wanda@example.org"}).status_code == 302
+    response = client.post(reset, {"email": "wanda@example.org"})
+    assert response.status_code == 429
+    assert "Too many attempts. Try again in 60 minutes." in response.content.decode()
+    assert len(mailoutbox) == 2  # the third asked for nothing

@@ -14,6 +14,8 @@ UNSET = {
     "ACCOUNT_LOGIN_WINDOW": "",
     "ACCOUNT_SIGNUP_ATTEMPTS": "",
     "ACCOUNT_SIGNUP_WINDOW": "",
+    "ACCOUNT_RESET_ATTEMPTS": "",
+    "ACCOUNT_RESET_WINDOW": "",
     "ACCOUNT_CLIENT_IP_HEADER": "",
 }
 NAMES = ("ACCOUNT_EMAIL_VERIFICATION", "CACHES", "ACCOUNT_RATE_LIMITS", "ACCOUNT_CLIENT_IP_HEADER")
@@ -26,6 +28,7 @@ def test_the_defaults_log_in_at_once_and_count_in_memory():
     assert s["ACCOUNT_RATE_LIMITS"] == {
         "login": {"attempts": 10, "window": 900},
         "signup": {"attempts": 5, "window": 3600},
+        "reset": {"attempts": 5, "window": 3600},
     }
     assert s["ACCOUNT_CLIENT_IP_HEADER"] == ""
 
@@ -49,6 +52,7 @@ def test_the_environment_sets_verification_redis_and_the_limits():
     assert s["ACCOUNT_RATE_LIMITS"] == {
         "login": {"attempts": 4, "window": 900},
         "signup": {"attempts": 5, "window": 60},
+        "reset": {"attempts": 5, "window": 3600},
     }
 
 
