@@ -113,7 +113,8 @@ def notification_log(
         key=key,
         defaults={
             "campaign_id": turn.campaign_id,
-            "subject": subject[:200],
+            # one line: a line break (a campaign's name, say) must never reach a mail header
+            "subject": " ".join(subject.split())[:200],
             "body": body,
             "url": url,
         },

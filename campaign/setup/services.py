@@ -168,6 +168,8 @@ def campaign_create_blank(
     name = name.strip()
     if not name:
         raise ServiceError({"name": [_("Give the campaign a name.")]})
+    if "\n" in name or "\r" in name:  # it heads every email of the campaign
+        raise ServiceError({"name": [_("A campaign's name is one line: remove the line breaks.")]})
     if options is not None and not isinstance(options, R.Options):
         options = options_checked(options)
     if scenario:

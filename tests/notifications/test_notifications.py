@@ -310,3 +310,13 @@ def test_the_page_needs_csrf(cast):
     client.force_login(cast.users["side_a"])
     response = client.post(reverse("notifications:log"), {"kind": "all", "enabled": "off"})
     assert response.status_code == 403
+
+
+def test_a_line_break_never_reaches_a_subject(cast, mailoutbox):
+    from campaign.models import Campaign
+
+    Campaign.objects.filter(pk=cast.campaign.pk).update(name="Wend\nValley")
+    turn = turn_current(campaign=cast.campaign)
+    tasks.notify_turn_opened_task.delay(turn.pk)
+    assert mailoutbox and all("\n" not in m.subject for m in mailoutbox)
+    assert "Wend Valley: turn 1 is open for orders" in mailoutbox[0].subject

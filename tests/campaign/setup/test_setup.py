@@ -954,3 +954,10 @@ def test_turn_pages_of_a_campaign_in_setup_lead_to_its_setup_pages(client):
         assert response.status_code == 302
         # the world has its armies: the GM goes to what is left before the start
         assert response["Location"] == reverse("campaign:start", args=[world.campaign.slug])
+
+
+@pytest.mark.django_db
+def test_a_campaign_name_is_one_line():
+    gm = user_get_or_create(username="gina")
+    with pytest.raises(ServiceError, match="remove the line breaks"):
+        campaign_create_blank(gm=gm, slug="two", name="Two\nLines")
