@@ -109,7 +109,8 @@ def _count(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    digits = value.strip().lstrip("-") if isinstance(value, str) else ""
+    if digits.isascii() and digits.isdigit() and len(digits) <= 9:
         return int(value.strip())
     return None
 

@@ -30,7 +30,7 @@ def history(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     viewer = campaign_viewer(request, slug)
     turns = battle_turns_list_for_viewer(viewer=viewer)
     raw = request.GET.get("turn", "")
-    turn = int(raw) if raw.isdigit() else None
+    turn = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else None
     context = {
         "campaign": viewer.campaign,
         "viewer": viewer,

@@ -16,7 +16,7 @@ from campaign.labels import STATUS
 from campaign.orders.selectors import ForceCard, OrdersPage, square_label
 from rules import Coord, CountermarchWhen, ForceOrders, OrderError, Status, ZocPolicy
 
-_PAIR = re.compile(r"(\d+)\s*,\s*(\d+)")
+_PAIR = re.compile(r"([0-9]{1,4})\s*,\s*([0-9]{1,4})")  # no map is wider than 4 digits
 _SEPARATORS = re.compile(r"[\s;()\[\],]*")
 
 

@@ -27,6 +27,10 @@ def choice_field(form: forms.Form, name: str) -> forms.ChoiceField:
     return cast(forms.ChoiceField, form.fields[name])
 
 
+# far above any army, well inside the database's integers: a typo is refused, never a crash
+POINTS_MAX = 1_000_000
+
+
 class NewCampaignForm(forms.Form):
     name = forms.CharField(label=gettext_lazy("Name"), max_length=200)
     slug = forms.SlugField(
@@ -76,8 +80,8 @@ class NewCampaignForm(forms.Form):
 
 
 class SquareForm(forms.Form):
-    x = forms.IntegerField(label=gettext_lazy("Column (x)"), min_value=0)
-    y = forms.IntegerField(label=gettext_lazy("Row (y)"), min_value=0)
+    x = forms.IntegerField(label=gettext_lazy("Column (x)"), min_value=0, max_value=MAP_MAX)
+    y = forms.IntegerField(label=gettext_lazy("Row (y)"), min_value=0, max_value=MAP_MAX)
     features = forms.MultipleChoiceField(
         label=gettext_lazy("Features (none: open ground)"),
         choices=labels.choices(labels.FEATURE, [f for f in R.Feature if f is not R.Feature.OPEN]),
@@ -149,8 +153,8 @@ class TerritoryForm(forms.Form):
 class HoldingForm(forms.Form):
     player = forms.ChoiceField(label=gettext_lazy("Army"))
     name = forms.CharField(label=gettext_lazy("Name"), max_length=100, required=False)
-    x = forms.IntegerField(label=gettext_lazy("Column (x)"), min_value=0)
-    y = forms.IntegerField(label=gettext_lazy("Row (y)"), min_value=0)
+    x = forms.IntegerField(label=gettext_lazy("Column (x)"), min_value=0, max_value=MAP_MAX)
+    y = forms.IntegerField(label=gettext_lazy("Row (y)"), min_value=0, max_value=MAP_MAX)
     capital = forms.BooleanField(label=gettext_lazy("Capital"), required=False)
     feature = forms.ChoiceField(
         label=gettext_lazy("Holding feature (§2.4, the 2D6 result)"),
@@ -191,6 +195,7 @@ class PlayerForm(forms.Form):
     initial_points = forms.IntegerField(
         label=gettext_lazy("Army points"),
         min_value=0,
+        max_value=POINTS_MAX,
         initial=0,
         help_text=gettext_lazy("The agreed army value (§1.1)."),
     )
@@ -210,7 +215,9 @@ class PlayerForm(forms.Form):
 class InvitationForm(forms.Form):
     role = forms.ChoiceField(label=gettext_lazy("Role"), choices=Membership.Role.choices)
     target = forms.ChoiceField(label=gettext_lazy("Army or side"), required=False)
-    max_uses = forms.IntegerField(label=gettext_lazy("Uses allowed"), min_value=1, initial=1)
+    max_uses = forms.IntegerField(
+        label=gettext_lazy("Uses allowed"), min_value=1, max_value=1000, initial=1
+    )
     expires_in_days = forms.IntegerField(
         label=gettext_lazy("Expires after (days)"),
         min_value=1,
@@ -255,7 +262,9 @@ class OptionsForm(forms.Form):
             elif isinstance(default, bool):
                 field = forms.BooleanField(required=False)
             else:
-                field = forms.IntegerField(min_value=spec.minimum, required=default is not None)
+                field = forms.IntegerField(
+                    min_value=spec.minimum, max_value=POINTS_MAX, required=default is not None
+                )
             field.label = spec.name
             field.help_text = spec.help
             field.initial = current
@@ -264,8 +273,8 @@ class OptionsForm(forms.Form):
 
 class ForceForm(forms.Form):
     name = forms.CharField(label=gettext_lazy("Force name"), max_length=100, required=False)
-    x = forms.IntegerField(label=gettext_lazy("Column (x)"), min_value=0)
-    y = forms.IntegerField(label=gettext_lazy("Row (y)"), min_value=0)
+    x = forms.IntegerField(label=gettext_lazy("Column (x)"), min_value=0, max_value=MAP_MAX)
+    y = forms.IntegerField(label=gettext_lazy("Row (y)"), min_value=0, max_value=MAP_MAX)
     status = forms.ChoiceField(label=gettext_lazy("Initial order (R2.6.1)"), choices=ORDER_CHOICES)
     leader = forms.ChoiceField(
         label=gettext_lazy("Leader among generals of equal CV (R2.5.4)"), required=False
@@ -289,10 +298,11 @@ class CommandForm(forms.Form):
     general_cv = forms.IntegerField(
         label=gettext_lazy("Command value (CV)"),
         min_value=0,
+        max_value=99,
         help_text=gettext_lazy("From 1 to 6."),
     )
     general_points = forms.IntegerField(
-        label=gettext_lazy("General's points"), min_value=0, initial=0
+        label=gettext_lazy("General's points"), min_value=0, max_value=POINTS_MAX, initial=0
     )
     general_mounted = forms.BooleanField(label=gettext_lazy("Mounted"), required=False)
 
@@ -305,9 +315,9 @@ class UnitForm(forms.Form):
     quality = forms.ChoiceField(
         label=gettext_lazy("Quality"), choices=labels.choices(labels.QUALITY)
     )
-    figures = forms.IntegerField(label=gettext_lazy("Figures"), min_value=1)
+    figures = forms.IntegerField(label=gettext_lazy("Figures"), min_value=1, max_value=10_000)
     points_per_figure = forms.IntegerField(
-        label=gettext_lazy("Points per figure"), min_value=0, initial=0
+        label=gettext_lazy("Points per figure"), min_value=0, max_value=POINTS_MAX, initial=0
     )
     mercenary = forms.BooleanField(label=gettext_lazy("Mercenary or allied"), required=False)
     missile = forms.BooleanField(label=gettext_lazy("Missile weapons"), required=False)
@@ -329,11 +339,14 @@ class IndividualForm(forms.Form):
         label=gettext_lazy("Character"), choices=labels.choices(labels.INDIVIDUAL_KIND)
     )
     name = forms.CharField(label=gettext_lazy("Name"), max_length=100, required=False)
-    points = forms.IntegerField(label=gettext_lazy("Points"), min_value=0, initial=0)
+    points = forms.IntegerField(
+        label=gettext_lazy("Points"), min_value=0, max_value=POINTS_MAX, initial=0
+    )
     mounted = forms.BooleanField(label=gettext_lazy("Mounted"), required=False)
     magic_points = forms.IntegerField(
         label=gettext_lazy("Magic points"),
         min_value=0,
+        max_value=POINTS_MAX,
         initial=0,
         help_text=gettext_lazy("For wizards (R2.5.8)."),
     )

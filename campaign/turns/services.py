@@ -32,7 +32,7 @@ import functools
 import secrets
 import zoneinfo
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -84,8 +84,12 @@ def _aware(deadline: datetime | None, zone: zoneinfo.ZoneInfo) -> datetime | Non
     """A deadline given on the GM's clock (naive: read in `zone`); it must lie ahead."""
     if deadline is None:
         return None
-    if djtz.is_naive(deadline):
-        deadline = djtz.make_aware(deadline, zone)
+    try:
+        if djtz.is_naive(deadline):
+            deadline = djtz.make_aware(deadline, zone)
+        deadline.astimezone(UTC)  # what the database stores must exist too
+    except OverflowError as e:
+        raise ClockError(_("That date is too far ahead to be a deadline.")) from e
     if deadline <= djtz.now():
         raise ClockError(_("The deadline must be in the future."))
     return deadline
@@ -174,6 +178,10 @@ def turn_extend(*, turn: Turn, days: int = 0, hours: int = 0) -> Turn:
             _("Turn %(turn)s has been extended %(n)s times already, the most allowed.")
             % {"turn": turn.number, "n": MAX_EXTENSIONS}
         )
+    try:
+        (turn.deadline + delta).astimezone(UTC)
+    except OverflowError as e:
+        raise ClockError(_("That date is too far ahead to be a deadline.")) from e
     turn.deadline += delta
     turn.extensions += 1
     turn.save(update_fields=["deadline", "extensions"])
