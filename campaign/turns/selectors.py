@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 from django.utils.translation import gettext as _
 
 from battles.models import Battle
+from campaign.access import Viewer
+from campaign.fog import sees_sides
 from campaign.models import Membership, Orders, Player, Turn
 from campaign.selectors import players_active, user_label
 from notifications.selectors import gm_reminders_for_turn
@@ -77,7 +79,14 @@ class TurnBattles:
     auto: int  # pending and marked "auto-resolve at the deadline"
 
 
-def turn_battles_get(*, turn: Turn) -> TurnBattles:
-    rows = list(Battle.objects.filter(turn=turn).values_list("status", "auto_at_deadline"))
-    pending = [auto for status, auto in rows if status == Battle.Status.PENDING]
-    return TurnBattles(len(rows), len(pending), sum(1 for auto in pending if auto))
+def turn_battles_get(*, turn: Turn, viewer: Viewer | None = None) -> TurnBattles:
+    """The turn's battles, counted; with `viewer`, only those fog of war lets him see (a
+    third side does not hear of a battle it does not fight)."""
+    rows = Battle.objects.filter(turn=turn).values_list("status", "auto_at_deadline", "pack__sides")
+    seen = [
+        (status, auto)
+        for status, auto, sides in rows
+        if viewer is None or sees_sides(viewer, (str(s.get("side")) for s in sides or ()))
+    ]
+    pending = [auto for status, auto in seen if status == Battle.Status.PENDING]
+    return TurnBattles(len(seen), len(pending), sum(1 for auto in pending if auto))

@@ -33,7 +33,8 @@ Control = Callable[[HttpRequest, Turn, dict[str, Any]], str]
 def _context(viewer: Viewer, **extra: Any) -> dict[str, Any]:
     campaign = viewer.campaign
     turn = turn_current(campaign=campaign)
-    battles = selectors.turn_battles_get(turn=turn)
+    battles = selectors.turn_battles_get(turn=turn)  # all of them: when to stop polling
+    shown = selectors.turn_battles_get(turn=turn, viewer=viewer)  # what he may count
     previous = (
         campaign.turns.filter(number__lt=turn.number, status=Turn.Status.RESOLVED)
         .order_by("-number")
@@ -46,8 +47,9 @@ def _context(viewer: Viewer, **extra: Any) -> dict[str, Any]:
         "steps": selectors.turn_steps_list(turn=turn),
         # a turn without battles goes on to Phases 4–8 by itself: keep watching it
         "polling": turn.busy or (turn.waiting_for_battles and not battles.pending),
-        "battles_total": battles.total,
-        "battles_pending": battles.pending,
+        "battles_total": shown.total,
+        "battles_pending": shown.pending,
+        "battles_elsewhere": battles.pending and not shown.pending,
         "previous": previous,
         "seed_revealed": turn.resolved,
     }

@@ -364,3 +364,26 @@ def test_without_auto_close_the_last_confirmation_leaves_the_turn_open(cast, tur
     _confirm(cast.client("side_a"))
     _confirm(cast.client("side_b"))
     assert Turn.objects.get(pk=turn.pk).status == Turn.Status.OPEN
+
+
+def test_a_viewer_counts_only_the_battles_fog_of_war_shows_him(cast, turn):
+    """Issue 12, defect 4: a side (here an observer who follows no army) that fights no
+    battle is not told how many there are."""
+    from battles.models import Battle
+
+    _set_status(turn, Turn.Status.BATTLES)
+    Battle.objects.create(
+        campaign=cast.campaign,
+        turn=turn,
+        key="t1-b1",
+        x=4,
+        y=8,
+        pack={"sides": [{"side": "raiders"}, {"side": "defenders"}]},
+    )
+    gm = cast.client("gm").get(_detail()).content.decode()
+    assert "1 battle is waiting for its result." in gm and "0 of 1" not in gm
+    observer = cast.client("observer").get(_detail()).content.decode()
+    assert "battle is waiting" not in observer and "of 1 still without a result" not in observer
+    assert "Battles elsewhere are waiting for their results" in observer
+    raider = cast.client("side_a").get(_detail()).content.decode()
+    assert "1 battle is waiting for its result." in raider
