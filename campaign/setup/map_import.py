@@ -110,6 +110,10 @@ def map_parse_json(text: str, players: Iterable[str]) -> ParsedMap:
         raise MapFormatError(
             [MapProblem(_("Not valid JSON: %(msg)s.") % {"msg": e.msg}, e.lineno, e.colno)]
         ) from None
+    except (RecursionError, ValueError):  # nested too deep; an integer of thousands of digits
+        raise MapFormatError(
+            [MapProblem(_("Not a map: the JSON is nested too deep or holds a number too long."))]
+        ) from None
     if isinstance(doc, dict) and isinstance(doc.get("map"), dict):
         doc = doc["map"]  # a whole state document
     if not isinstance(doc, dict):
@@ -184,7 +188,7 @@ def _json_square(
         problems.append(MapProblem(f"{where}: {' '.join(e.messages)}"))
     zone = sq.get("zone")
     if zone not in (None, ""):
-        if zone not in known:
+        if not isinstance(zone, str) or zone not in known:
             problems.append(MapProblem(_zone_unknown(zone, known, where)))
         else:
             zones[(x, y)] = zone
@@ -216,7 +220,12 @@ def map_parse_csv(text: str, players: Iterable[str]) -> ParsedMap:
     zones: dict[R.Coord, str] = {}
     width = None
     for y, (line_no, line) in enumerate(rows):
-        cells = next(csv.reader([line], delimiter=delimiter), [])
+        try:
+            cells = next(csv.reader([line], delimiter=delimiter), [])
+        except csv.Error:  # a cell longer than the csv module's limit
+            raise MapFormatError(
+                [MapProblem(_("A cell of this row is far too long for a map."), line_no)]
+            ) from None
         if width is None:
             width = len(cells)
         elif len(cells) != width:

@@ -73,3 +73,27 @@ def test_counts_beyond_the_database_are_form_errors():
 def test_a_result_count_in_other_digits_is_not_a_number():
     assert _count("²") is None and _count(HUGE) is None
     assert _count("12") == 12 and _count("-3") == -3
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"width": 3, "height": 3, "squares": [{"x": 0, "y": 0, "zone": ["red"]}]}',
+        '{"width": 3, "height": 3, "squares": [{"x": 0, "y": 0, "zone": {"a": 1}}]}',
+        "[" * 100_000 + "]" * 100_000,
+        '{"width": ' + "9" * 5000 + ', "height": 3, "squares": []}',
+    ],
+)
+def test_a_malformed_json_map_is_refused_with_a_message(text):
+    from campaign.setup.map_import import MapFormatError, map_parse_json
+
+    with pytest.raises(MapFormatError) as refused:
+        map_parse_json(text, players=["red"])
+    assert str(refused.value.problems[0])
+
+
+def test_a_csv_map_with_an_endless_cell_is_refused_with_a_message():
+    from campaign.setup.map_import import MapFormatError, map_parse_csv
+
+    with pytest.raises(MapFormatError, match="far too long"):
+        map_parse_csv('"' + "x" * 200_000 + '"\n', players=["red"])
