@@ -28,14 +28,12 @@ class HtmxHttpRequest(HttpRequest):
 class Viewer:
     campaign: Campaign
     user: User
-    role: str | None  # gm / player / observer; None for staff who are not members
+    role: str  # gm / player / observer: powers come from membership only, never is_staff
     player: Player | None  # the army a player controls (an observer may follow one too)
 
     @property
     def is_gm(self) -> bool:
-        return self.role == Membership.Role.GM or (
-            self.role is None and getattr(self.user, "is_staff", False)
-        )
+        return self.role == Membership.Role.GM
 
     @property
     def is_player(self) -> bool:
@@ -67,11 +65,9 @@ def viewer_for(*, user: User | AnonymousUser, campaign: Campaign) -> Viewer | No
         .select_related("player__side")
         .first()
     )
-    if m is not None:
-        return Viewer(campaign, user, m.role, m.player)
-    if user.is_staff:
-        return Viewer(campaign, user, None, None)
-    return None
+    if m is None:  # staff and superusers too: the admin is theirs, a campaign is its members'
+        return None
+    return Viewer(campaign, user, m.role, m.player)
 
 
 def campaign_viewer(request: HttpRequest, slug: str) -> Viewer:

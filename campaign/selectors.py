@@ -15,22 +15,20 @@ from campaign.models import Campaign, Membership, Player, Turn
 
 
 def campaigns_list_for_user(*, user: User | AnonymousUser) -> QuerySet[Campaign]:
-    """The campaigns `user` may open, by name: staff see them all, anyone else those they
-    belong to, an anonymous visitor none. Each carries `user_role`, the user's membership
-    role ("gm", "player", "observer"), or None where a staff user is not a member, and
+    """The campaigns `user` may open, by name: those he belongs to (staff too: a campaign is
+    its members'), an anonymous visitor none. Each carries `user_role`, the user's membership
+    role ("gm", "player", "observer"), and
     `current_turn`, the number of its latest turn (None during set-up)."""
     if not user.is_authenticated:
         return Campaign.objects.none()
     memberships = Membership.objects.filter(user=user)
-    campaigns = Campaign.objects.annotate(
+    campaigns = Campaign.objects.filter(pk__in=memberships.values("campaign")).annotate(
         user_role=Subquery(memberships.filter(campaign=OuterRef("pk")).values("role")[:1]),
         # the latest turn's number: the rules' turn counter runs one past it once ended
         current_turn=Subquery(
             Turn.objects.filter(campaign=OuterRef("pk")).order_by("-number").values("number")[:1]
         ),
     )
-    if not user.is_staff:
-        campaigns = campaigns.filter(pk__in=memberships.values("campaign"))
     return campaigns.order_by("name", "pk")
 
 

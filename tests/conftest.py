@@ -46,7 +46,7 @@ def cache_clear():
     cache.clear()
 
 
-CAST = ("gm", "side_a", "side_b", "observer", "outsider", "anonymous")
+CAST = ("gm", "side_a", "side_b", "observer", "outsider", "staff", "anonymous")
 
 
 @dataclass
@@ -72,6 +72,10 @@ def cast(db, settings) -> Cast:
     observer = user_get_or_create(username="olive", password="olive-pass-1")
     membership_add(campaign=campaign, user=observer, role=Membership.Role.OBSERVER)
     outsider = user_get_or_create(username="oscar", password="oscar-pass-1")
+    # staff and superuser, a member of nothing: GM powers come from membership only
+    staff = user_get_or_create(username="stella", password="stella-pass-1")
+    staff.is_staff = staff.is_superuser = True
+    staff.save(update_fields=["is_staff", "is_superuser"])
     by_name = {m.user.username: m.user for m in campaign.memberships.select_related("user")}
     return Cast(
         campaign,
@@ -81,6 +85,7 @@ def cast(db, settings) -> Cast:
             "side_b": by_name["defender"],
             "observer": observer,
             "outsider": outsider,
+            "staff": staff,
             "anonymous": None,
         },
     )

@@ -139,7 +139,7 @@ def map_model(
         snowy_mountains=len(_snowy_mountains(state)),
         fog=viewer.campaign.fog_of_war,
         everything=scene.view.everything,
-        viewer_role=viewer.role or ("gm" if viewer.is_gm else ""),
+        viewer_role=viewer.role,
         viewer_side=scene.side,
         viewer_player=scene.me,
         relative_territory=scene.relative,

@@ -103,6 +103,7 @@ EXPECTED_GET = {  # who → status on a battle's pages / on the list pages
     "side_b": (200, 200),
     "observer": (404, 200),
     "outsider": (404, 404),
+    "staff": (404, 404),
     "anonymous": (302, 302),
 }
 

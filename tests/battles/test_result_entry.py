@@ -56,7 +56,7 @@ def defenders_win(cast) -> dict:
 # --- who sees the page -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("who, status", zip(CAST, (200, 200, 200, 404, 404, 302), strict=True))
+@pytest.mark.parametrize("who, status", zip(CAST, (200, 200, 200, 404, 404, 404, 302), strict=True))
 def test_the_cast_on_the_result_page(cast, battle, who, status):
     """Under fog of war an observer following no one sees no battle; outsiders get a 404."""
     response = cast.client(who).get(result_url(battle))

@@ -84,12 +84,13 @@ def test_user_without_campaigns_is_told_so(client, users):
         assert name not in html
 
 
-def test_staff_sees_every_campaign(client, users):
+def test_staff_see_only_their_own_campaigns_and_the_admin(client, users):
+    """Issue 12 (8): being staff gives the admin, not a seat in every campaign."""
     client.force_login(users["staff"])
     html = client.get("/").content.decode()
-    assert "All campaigns" in html
+    assert "You are not in any campaign yet." in html
     for name in ("Siege of Varnholt", "Marsh Raid", "Ashen Crown"):
-        assert name in html
+        assert name not in html
     assert f'href="{reverse("admin:index")}"' in html
 
 

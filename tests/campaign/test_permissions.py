@@ -53,16 +53,25 @@ LOGIN = "login"  # a redirect to the login page with ?next=
 
 
 def row(
-    gm: int, side_a: int, side_b: int, observer: int, outsider: int = 404, anonymous=LOGIN
+    gm: int,
+    side_a: int,
+    side_b: int,
+    observer: int,
+    outsider: int = 404,
+    anonymous=LOGIN,
+    staff: int | None = None,
 ) -> dict[str, Any]:
     """What each of the cast gets. A campaign page hides the campaign from outsiders (404)
-    and sends anonymous visitors to the login page, so those two rarely change."""
+    and sends anonymous visitors to the login page, so those two rarely change. Staff (a
+    superuser who is a member of nothing) get what an outsider gets unless told otherwise:
+    GM powers come from membership only (issue 12, 8)."""
     return {
         "gm": gm,
         "side_a": side_a,
         "side_b": side_b,
         "observer": observer,
         "outsider": outsider,
+        "staff": outsider if staff is None else staff,
         "anonymous": anonymous,
     }
 
@@ -193,7 +202,8 @@ EXPECT: dict[str, dict[str, Any]] = {
     # visitor sees the offer with a sign-up form (an empty one is refused, 400)
     "campaign:join[invitation]": {
         "GET": everyone(200),
-        "POST": row(400, 400, 400, 400, outsider=302, anonymous=400),
+        # (staff come after the outsider, who took the invitation's one seat: 400)
+        "POST": row(400, 400, 400, 400, outsider=302, anonymous=400, staff=400),
     },
     "campaign:join[unknown token]": {"GET": everyone(404), "POST": everyone(404)},
     # set-up pages: the GM's, and closed once the campaign has started

@@ -25,7 +25,7 @@ def inbox(cast, **extra) -> str:
     return response.content.decode()
 
 
-@pytest.mark.parametrize("who, status", zip(CAST, (200, 403, 403, 403, 404, 302), strict=True))
+@pytest.mark.parametrize("who, status", zip(CAST, (200, 403, 403, 403, 404, 404, 302), strict=True))
 def test_the_cast_on_the_inbox(cast, who, status):
     response = cast.client(who).get(URL)
     assert response.status_code == status
