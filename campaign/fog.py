@@ -19,11 +19,20 @@ for that stage:
 An event is shown when it concerns at least one of those (or is map-wide: weather for the
 whole map, snow, the day, a surrender, the end of the campaign); inside a shown event every
 hidden force, unit, battle or square is removed, so its id, name, square or path never
-reaches the page. A roll of the ledger is shown when its purpose (`"movement:force-f3"`,
-`"after:t1-b1:wounded-u5"` …) names no hidden force, unit or battle and names at least one
-thing the side sees; a purpose that names nothing (`"weather:map"`, the snow days) is public.
-Enemy players' own rolls (will to fight, random events) are not shown. The turn report, the
-battle report, the digest e-mail and a player's export all read through the same lens.
+reaches the page. What an enemy force does in its own camp (its force test, movement roll,
+leader's CV, tokens, regrouping: `PRIVATE_EVENTS`) is its side's business, shown to no other
+side even when the force itself is in sight: a visible enemy force is known as the map shows
+it (name, square, status, figures), never by its roster.
+
+A roll of the ledger is shown when its purpose (`"movement:initiative-f3"`,
+`"after:t1-b1:wounded-u5"` …) names no hidden force, unit or battle and names something of
+the side's own (a force or player of its side, a battle it fought, a holding it owns or
+watches); a purpose that names nothing (`"weather:map"`, the snow days) is public. The
+enemy's own rolls (a visible enemy force's initiative with its leader's CV, will to fight,
+random events) are not shown. An initiative tie re-roll (R6.1.5) is shown only when every
+force that tied at that total is the side's own: otherwise it would tell that some enemy
+force, perhaps a hidden one, rolled that total. The turn report, the battle report, the
+digest e-mail and a player's export all read through the same lens.
 
 **A battle** (`battle_visible`): the GM always, and everyone when fog of war is off or the
 campaign has ended; under fog of war, the players of the two sides that fight it (a side is
@@ -151,6 +160,21 @@ def sightings_record(*, campaign: Campaign, state: CampaignState) -> None:
 # a roll whose purpose starts so is map-wide even if it names a scenario role
 PUBLIC_PURPOSES = ("weather:map", "events:snow-day-")
 PUBLIC_EVENTS = frozenset({"SnowFell", "DayAdvanced", "CampaignEnded", "PlayerSurrendered"})
+# what a force does in its own camp: shown to its own side only (see the module text)
+PRIVATE_EVENTS = frozenset(
+    {
+        "ForceTested",
+        "MovementRolled",
+        "LeaderCvChanged",
+        "LeaderPromoted",
+        "TokensGained",
+        "RegroupPooled",
+        "OrderRefused",
+    }
+)
+# R6.1.3: a force's initiative roll; R6.1.5: the re-rolls of a tie between players
+INITIATIVE_PURPOSE = "movement:initiative-"
+INITIATIVE_RULE, INITIATIVE_TIE_RULE = "R6.1.3", "R6.1.5"
 FORCE_FIELDS = ("force_id", "by_force_id")
 FORCE_LIST_FIELDS = ("enemy_ids", "order")
 MEMBER_FIELDS = ("unit_id", "individual_id", "general_id")
@@ -215,6 +239,20 @@ class Lens:
         fid = self.force_of(token)
         if fid is not None:
             return fid in self.seen_forces
+        return (
+            token in self.seen_battles or token in self.own_players or token in self.seen_holdings
+        )
+
+    def mine(self, token: Any) -> bool:
+        """Something of the viewer's side's own: its forces (and their units…), its players,
+        the battles it fought, the holdings it owns or watches."""
+        if self.everything:
+            return True
+        if not isinstance(token, str):
+            return False
+        fid = self.force_of(token)
+        if fid is not None:
+            return fid in self.own_forces
         return (
             token in self.seen_battles or token in self.own_players or token in self.seen_holdings
         )
@@ -326,6 +364,8 @@ def event_visible(lens: Lens, e: Mapping[str, Any]) -> bool:
     kind = e.get("type")
     if kind in PUBLIC_EVENTS or (kind == "WeatherRolled" and not e.get("force_id")):
         return True
+    if kind in PRIVATE_EVENTS:
+        return any(lens.mine(x) for x in _event_subjects(e))
     return any(lens.sees(x) for x in _event_subjects(e))
 
 
@@ -364,7 +404,11 @@ def event_scrub(lens: Lens, e: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def roll_visible(lens: Lens, entry: Mapping[str, Any]) -> bool:
+def roll_visible(
+    lens: Lens, entry: Mapping[str, Any], tied_with: Mapping[str, frozenset[str]] | None = None
+) -> bool:
+    """Whether the lens shows this roll (see the module text). `tied_with`: force → the forces
+    whose initiative roll had the same total (`initiative_ties`)."""
     if lens.everything:
         return True
     purpose = str(entry.get("purpose", ""))
@@ -374,7 +418,27 @@ def roll_visible(lens: Lens, entry: Mapping[str, Any]) -> bool:
     if any(lens.secret(t) for t in tokens):
         return False
     ids = [t for t in tokens if lens.known(t)]
-    return not ids or any(lens.sees(t) for t in ids)
+    if not ids:
+        return True
+    if entry.get("rule") == INITIATIVE_TIE_RULE and purpose.startswith(INITIATIVE_PURPOSE):
+        force = purpose.removeprefix(INITIATIVE_PURPOSE)
+        tied = (tied_with or {}).get(force, frozenset({force}))
+        return all(lens.mine(f) for f in tied)
+    return any(lens.mine(t) for t in ids)
+
+
+def initiative_ties(ledger: Iterable[Mapping[str, Any]]) -> dict[str, frozenset[str]]:
+    """Force → every force whose initiative roll (R6.1.3) had its total: the forces a tie
+    re-roll (R6.1.5) of that force may have been against."""
+    totals: dict[str, Any] = {}
+    for x in ledger:
+        purpose = str(x.get("purpose", ""))
+        if x.get("rule") == INITIATIVE_RULE and purpose.startswith(INITIATIVE_PURPOSE):
+            totals[purpose.removeprefix(INITIATIVE_PURPOSE)] = x.get("total")
+    by_total: dict[Any, set[str]] = {}
+    for force, total in totals.items():
+        by_total.setdefault(total, set()).add(force)
+    return {force: frozenset(by_total[total]) for force, total in totals.items()}
 
 
 def roll_scrub(lens: Lens, entry: Mapping[str, Any]) -> dict[str, Any]:
@@ -396,7 +460,9 @@ def roll_scrub(lens: Lens, entry: Mapping[str, Any]) -> dict[str, Any]:
 def ledger_for(lens: Lens, ledger: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The rolls a lens shows, scrubbed. Under fog they are numbered again from 1 (the stored
     number is kept as `stored_seq`): the gaps would count the enemy's hidden forces."""
-    shown = [roll_scrub(lens, x) for x in ledger if roll_visible(lens, x)]
+    ledger = list(ledger)
+    ties = initiative_ties(ledger) if not lens.everything else {}
+    shown = [roll_scrub(lens, x) for x in ledger if roll_visible(lens, x, ties)]
     if not lens.everything:
         for number, entry in enumerate(shown, start=1):
             entry["stored_seq"], entry["seq"] = entry.get("seq"), number

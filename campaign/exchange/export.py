@@ -221,6 +221,7 @@ def campaign_export_for_viewer(*, campaign: Campaign, viewer: Viewer) -> dict[st
         if viewer.sees_everything
         else {b for b, sides in battle_sides.items() if side is not None and side in sides}
     )
+    seen_now = {f.id for f in current_view.forces}
     return {
         "format": VIEW_FORMAT,
         "version": full["version"],
@@ -234,6 +235,7 @@ def campaign_export_for_viewer(*, campaign: Campaign, viewer: Viewer) -> dict[st
         "sides": full["sides"],
         "colours": full["colours"],
         "state": to_data(state),
+        "sighted": _sighted(current, seen_now, side, everything=viewer.sees_everything),
         "ghosts": [
             {
                 "force_key": g.force_key,
@@ -296,16 +298,24 @@ def _state_filtered(
     battle_sides: Mapping[str, Sequence[str]],
     everything: bool = False,
 ) -> CampaignState:
-    """A state holding only what the side may know: the `seen` forces, its own players' bank,
-    orders (of `own_key` only) and Will-to-Fight triggers, its battles."""
+    """A state holding only what the side may know: its own side's forces (the enemy forces
+    it sees are listed apart, by `_sighted`, as the map shows them: no roster), its own
+    players' bank, orders (of `own_key` only) and Will-to-Fight triggers, its battles, the
+    features of its own holdings (R2.4: the owner's benefit; holdings themselves are public,
+    R2.3.1, R6.8.1)."""
     own_players = {p.id for p in state.players if side is not None and p.side == side}
+    kept = {f.id for f in state.forces if f.id in seen and (everything or f.owner in own_players)}
     return replace(
         state,
-        forces=tuple(f for f in state.forces if f.id in seen),
+        forces=tuple(f for f in state.forces if f.id in kept),
         holdings=tuple(
-            h
-            if h.carried_by is None or h.carried_by in seen
-            else replace(h, carried_by=HIDDEN_LOOT)
+            replace(
+                h,
+                carried_by=(
+                    h.carried_by if h.carried_by is None or h.carried_by in seen else HIDDEN_LOOT
+                ),
+                feature=h.feature if everything or h.owner in own_players else None,
+            )
             for h in state.holdings
         ),
         force_weather={k: v for k, v in state.force_weather.items() if k in seen},
@@ -319,6 +329,27 @@ def _state_filtered(
         moves={k: v for k, v in state.moves.items() if k in seen},
         wtf_triggers={k: v for k, v in state.wtf_triggers.items() if k in own_players},
     )
+
+
+def _sighted(
+    state: CampaignState, seen: set[str], side: str | None, *, everything: bool
+) -> list[dict[str, Any]]:
+    """The enemy forces the side sees, as its map shows them: name, owner, square, status and
+    figures, never their roster (generals, CV, units, characters)."""
+    if everything:
+        return []
+    return [
+        {
+            "id": f.id,
+            "name": f.name,
+            "owner": f.owner,
+            "square": list(f.square),
+            "status": f.status.value,
+            "figures": f.figures,
+        }
+        for f in state.forces
+        if f.id in seen and state.side_of(f.owner) != side
+    ]
 
 
 def _resolution_filtered(
@@ -355,6 +386,9 @@ def _resolution_filtered(
         "stage": r["stage"],
         "seed": r["seed"] if resolved else None,
         "state_before": to_data(before),
+        "sighted_before": _sighted(
+            view.before, set(at_start.seen_forces), viewer.side_key, everything=lens.everything
+        ),
         "inputs": inputs,
         "ledger": [
             {k: v for k, v in x.items() if k != "stored_seq"} for x in ledger_for(lens, r["ledger"])

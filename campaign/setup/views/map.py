@@ -33,20 +33,17 @@ def setup_map_model(
     *,
     editable: bool = False,
     selected: tuple[int, int] | None = None,
-    holdings: Iterable[str] | None = None,
     pick: str = "",
 ) -> MapModel:
-    """The campaign map for a set-up page: the ground, the territory and the holdings (all,
-    or those keyed in `holdings`), no forces. `editable`: every square posts a click to the
-    square editor with the chosen brush (htmx swaps the redrawn map in). `pick` (a form's
+    """The campaign map for a set-up page: the ground, the territory and every holding (they
+    are public, fog of war or not: R2.3.1 places them in turn on the shared map), no forces.
+    `editable`: every square posts a click to the square editor with the chosen brush (htmx
+    swaps the redrawn map in). `pick` (a form's
     id): a click on a square fills that form's x and y (the page's script; without
     JavaScript each square is a link that opens the page with them filled in)."""
     campaign = viewer.campaign
     state = adapters.state_load(campaign=campaign)
     state = replace(state, forces=())
-    if holdings is not None:
-        keep = set(holdings)
-        state = replace(state, holdings=tuple(h for h in state.holdings if h.id in keep))
     clickable = None
     if editable:
         clickable = Clickable(
@@ -324,7 +321,8 @@ def setup_holdings(request: HttpRequest, slug: str) -> HttpResponse:
         status = 400
     found = Holding.objects.filter(campaign=campaign).select_related("owner")
     if not viewer.is_gm:
-        # a player sees his side's holdings; the enemy's only without fog of war
+        # a player lists his side's holdings (their features are theirs, R2.4); the map
+        # shows every army's
         assert viewer.player is not None  # `_holding_players` lets in the GM and players only
         found = found.filter(owner__side=viewer.player.side)
     holdings = list(found)
@@ -333,7 +331,6 @@ def setup_holdings(request: HttpRequest, slug: str) -> HttpResponse:
         cast(Any, h).feature_label = (
             labels.label(labels.HOLDING_FEATURE, h.feature) if h.feature else ""
         )
-    shown = [h.key for h in holdings] if campaign.fog_of_war and not viewer.is_gm else None
     context = page(
         viewer,
         _("Holdings"),
@@ -341,7 +338,7 @@ def setup_holdings(request: HttpRequest, slug: str) -> HttpResponse:
         form=form,
         holdings=holdings,
         removable={p.key for p in players},
-        map=setup_map_model(viewer, holdings=shown, selected=picked, pick="holding-form"),
+        map=setup_map_model(viewer, selected=picked, pick="holding-form"),
     )
     return render(request, "campaign/setup_holdings.html", context, status=status)
 

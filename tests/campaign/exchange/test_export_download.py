@@ -12,6 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from campaign.adapters import state_current
 from campaign.exchange.export import FORMAT, campaign_export, export_json
 from campaign.models import Force
 from campaign.selectors import turn_current
@@ -164,3 +165,31 @@ def test_an_enemy_path_in_the_export_keeps_only_watched_squares(cast):
     _, data = download(cast, "gm")
     moved = [e for e in data["turns"][0]["resolutions"][0]["events"] if e["type"] == "ForceMoved"]
     assert moved[0]["path"] == [[3, 7], [4, 8], [5, 9]]
+
+
+def test_an_enemy_force_in_sight_is_exported_as_the_map_shows_it(cast):
+    """Issue 12 (3): the Red Riders stop next to the defenders; the defenders' export knows
+    their name, square, status and figures, not their general, his CV, units or characters."""
+    Force.objects.filter(campaign=cast.campaign, key="d3").update(x=6, y=10)
+    resolve()
+    riders = next(f for f in state_current(campaign=cast.campaign).forces if f.id == "r3")
+    text, data = download(cast, "side_b")
+    assert {f["id"] for f in data["state"]["forces"]} <= {"d1", "d2", "d3"}
+    assert data["sighted"] == [
+        {
+            "id": "r3",
+            "name": riders.name,
+            "owner": riders.owner,
+            "square": [5, 9],
+            "status": riders.status.value,
+            "figures": riders.figures,
+        }
+    ]
+    roster = [g.name for g in riders.generals] + [i.name for i in riders.individuals]
+    roster += [u.id for u in riders.units] + [g.id for g in riders.generals]
+    for token in filter(None, roster):
+        assert token not in text, token
+    assert "movement:initiative-r3" not in text  # 1D6 + the riders' CV: their own roll
+    assert "movement:initiative-d3" in text
+    _, data = download(cast, "gm")
+    assert "sighted" not in data and "r3" in {f["id"] for f in data["state"]["forces"]}

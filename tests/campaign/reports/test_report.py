@@ -154,7 +154,8 @@ def test_a_contacted_enemy_is_shown_and_the_others_stay_hidden(contact):
     assert (
         "The Red Riders made contact with The Southern March at (4, 8): battle 1 of turn 1." in html
     )
-    assert "movement:initiative-d3" in html  # the force is in sight: its roll is shown
+    # the force is in sight, but its initiative (1D6 + its leader's CV) is the enemy's roll
+    assert "movement:initiative-d3" not in html and "movement:initiative-r3" in html
     hidden = HIDDEN_DEFENDERS[:2] + HIDDEN_DEFENDERS[3:6] + HIDDEN_DEFENDERS[7:]
     absent(html, hidden, re.compile(r"\bd[12]\w*\b"))
     assert "Turn 1 waits" not in html  # that is the GM's inbox, not the report

@@ -827,7 +827,10 @@ def test_holdings_page_a_player_places_only_his_own(world):
     assert "Grub" in response.content.decode()  # no fog of war: the map shows every holding
     world.campaign.fog_of_war = True
     world.campaign.save(update_fields=["fog_of_war"])
-    assert "Grub" not in client.get(world.url("setup-holdings")).content.decode()
+    # holdings are public (R2.3.1), fog or not: the map shows Grub, the list his own only
+    response = client.get(world.url("setup-holdings"))
+    assert "Grub" in response.content.decode()
+    assert [h.name for h in response.context["holdings"]] == ["Karak"]
     response = client.post(
         world.url("setup-holdings"),
         {"player": "blue-orcs", "x": 7, "y": 0},
