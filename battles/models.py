@@ -79,6 +79,25 @@ class Battle(models.Model):
         return battle_number(self.key)
 
 
+MAX_PHOTO_BYTES = 10 * 1024 * 1024
+# the image types a photo may be, by their first bytes (no imaging library is needed)
+PHOTO_SIGNATURES = (
+    (b"\xff\xd8\xff", "jpg"),
+    (b"\x89PNG\r\n\x1a\n", "png"),
+    (b"GIF87a", "gif"),
+    (b"GIF89a", "gif"),
+)
+PHOTO_TYPES = frozenset(("jpg", "png", "gif", "webp"))
+
+
+def photo_type(head: bytes) -> str | None:
+    """The extension of the image whose first 16 bytes are `head` (None: not a photo type)."""
+    ext = next((e for sig, e in PHOTO_SIGNATURES if head.startswith(sig)), None)
+    if ext is None and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        ext = "webp"
+    return ext
+
+
 def _photo_path(instance: BattlePhoto, filename: str) -> str:
     return f"battles/{instance.battle.campaign.slug}/{instance.battle.key}/{filename}"
 

@@ -36,7 +36,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from battles.entry import battle_result_check
-from battles.models import Battle, BattleAudit, BattlePhoto, WhatIfOdds
+from battles.models import (
+    MAX_PHOTO_BYTES,
+    Battle,
+    BattleAudit,
+    BattlePhoto,
+    WhatIfOdds,
+    photo_type,
+)
 from battles.rights import BattleRights, battle_rights_for_viewer
 from battles.roster import battle_roster_get
 from battles.selectors import battle_odds_hash, battle_odds_input, what_if_hash
@@ -73,15 +80,6 @@ log = logging.getLogger(__name__)
 # an object as a JSONField holds it (audit data, odds: `Odds.to_dict`); the field reads as Any
 Json = dict[str, Any]
 
-
-MAX_PHOTO_BYTES = 10 * 1024 * 1024
-# the image types a photo may be, by their first bytes (no imaging library is needed)
-PHOTO_SIGNATURES = (
-    (b"\xff\xd8\xff", "jpg"),
-    (b"\x89PNG\r\n\x1a\n", "png"),
-    (b"GIF87a", "gif"),
-    (b"GIF89a", "gif"),
-)
 
 AUTO_AT_DEADLINE_NOTE = gettext_lazy(
     "No result was entered by the battles deadline: the tactical engine fought the battle, as "
@@ -539,11 +537,8 @@ def battle_photo_add(
     size = getattr(file, "size", None) or 0
     if size > MAX_PHOTO_BYTES:
         raise ServiceError({PHOTO_FIELD: [_("A photo can be at most 10 MB.")]})
-    head = file.read(16)
+    ext = photo_type(file.read(16))
     file.seek(0)
-    ext = next((e for sig, e in PHOTO_SIGNATURES if head.startswith(sig)), None)
-    if ext is None and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        ext = "webp"
     if ext is None or not size:
         raise ServiceError({PHOTO_FIELD: [_("The photo must be a JPEG, PNG, GIF or WebP image.")]})
     photo = BattlePhoto(battle=battle, caption=caption.strip()[:200], uploaded_by=user)

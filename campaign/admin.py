@@ -152,7 +152,7 @@ class CampaignAdmin(CampaignScopedAdmin[Campaign]):
     list_filter = ["scenario", "fog_of_war"]
     search_fields = ["name", "slug", "description"]
     prepopulated_fields = {"slug": ["name"]}
-    readonly_fields = ["created_at", "updated_at"]
+    readonly_fields = ["seed_salt", "created_at", "updated_at"]
     inlines = [SideInline, PlayerInline]
     fieldsets = [
         (None, {"fields": ["name", "slug", "description", "scenario", "fog_of_war"]}),
@@ -176,7 +176,7 @@ class CampaignAdmin(CampaignScopedAdmin[Campaign]):
                 "classes": ["collapse"],
             },
         ),
-        (None, {"fields": ["created_at", "updated_at"]}),
+        (None, {"fields": ["seed_salt", "created_at", "updated_at"]}),
     ]
 
 

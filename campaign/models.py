@@ -8,7 +8,7 @@ per campaign, so that a state, an export and the ledger all speak of the same th
 from __future__ import annotations
 
 import hashlib
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from django.conf import settings
 from django.db import models
@@ -56,6 +56,10 @@ class Campaign(models.Model):
     next_id = models.PositiveIntegerField(default=1)
     ended = models.CharField(_("ended"), max_length=100, blank=True)
     winner = models.CharField(_("winner"), max_length=50, blank=True)
+    # what the published seed hashes are salted with (`Turn.hash_of`): the slug the campaign
+    # was created under, kept when it is imported under another one, so that its turns'
+    # hashes still check
+    seed_salt = models.CharField(_("seed salt"), max_length=50, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -66,6 +70,11 @@ class Campaign(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self.seed_salt:
+            self.seed_salt = self.slug
+        super().save(*args, **kwargs)
 
 
 class Side(models.Model):
@@ -389,8 +398,10 @@ class Turn(models.Model):
 
     def hash_of(self, seed: int) -> str:
         """The seed's hash, published when the turn closes and checked once the seed is
-        revealed after resolution (anyone can recompute it)."""
-        text = f"fwcampaign:{self.campaign.slug}:{self.number}:{seed}"
+        revealed after resolution (anyone can recompute it). Salted with the campaign's
+        `seed_salt`, not its slug: a campaign imported under another slug still checks."""
+        salt = self.campaign.seed_salt or self.campaign.slug
+        text = f"fwcampaign:{salt}:{self.number}:{seed}"
         return hashlib.sha256(text.encode()).hexdigest()
 
 

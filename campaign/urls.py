@@ -43,6 +43,7 @@ urlpatterns = [
     path(f"{C}inbox/", reports.inbox, name="inbox"),
     path(f"{C}end/", reports.end, name="end"),
     path(f"{C}export.json", exchange.export, name="export"),
+    path(f"{C}export.zip", exchange.export_archive, name="export-archive"),
     # orders
     path(f"{C}orders/", orders.orders, name="orders"),
     path(f"{C}orders/confirm/", orders.orders_confirm_view, name="orders-confirm"),

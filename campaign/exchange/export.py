@@ -1,14 +1,24 @@
 """A whole campaign as one JSON document: the full export, and the view of it a player or an
 observer may download.
 
-`campaign_export` writes everything needed to rebuild a campaign elsewhere
+`campaign_export` writes everything the campaign holds, to rebuild it elsewhere
 (`campaign.exchange.importing`): the rules state, the turns with their orders, seeds and
-stored resolutions, the battles and the memberships. It holds no database ids and no
-timestamps, and every list is sorted, so two databases that hold the same campaign export
-the same bytes (`export_json`).
+stored resolutions, the battles with their result entries, photos (by checksum; the files
+travel in the archive, `campaign.exchange.archive`) and audit logs, the memberships, the
+sightings, the invitations and the notification log (`campaign.exchange.parts`). Users are
+named by username. It holds no database ids and every list is sorted, so two databases that
+hold the same campaign export the same bytes (`export_json`); the moments rows were made
+(created, sent, read …) are part of it, and `times=False` leaves them out, so that two runs
+of a campaign from the same seeds export the same bytes too.
 
-`campaign_export_for_viewer` is that export for the GM, and for anyone else the same
-document through the fog-of-war lens (`campaign.fog`), as the turn report shows it.
+Not exported, as not the campaign's: the users' accounts beyond their names (passwords,
+e-mail addresses, language, notification preferences), caches the engine recomputes from
+the rest (a battle's odds, the what-if odds), the invitations' tokens (see
+`campaign.exchange.records`) and `Campaign.updated_at` (the row's last save).
+
+`campaign_export_for_viewer` is that export for the GM, and for anyone else the rules state,
+turns and battles through the fog-of-war lens (`campaign.fog`), as the turn report shows
+them.
 """
 
 from __future__ import annotations
@@ -19,9 +29,13 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, cast
 
+from django.contrib.auth import get_user_model
+
 from battles.models import Battle
 from campaign import adapters
 from campaign.access import Viewer
+from campaign.exchange import records
+from campaign.exchange.parts import PARTS, moments
 from campaign.fog import (
     battle_sides_get,
     event_scrub,
@@ -30,11 +44,12 @@ from campaign.fog import (
     lens_for,
     map_view_for,
 )
-from campaign.models import Campaign, Orders, Turn, TurnResolution
+from campaign.models import Campaign, Orders, Player, Turn, TurnResolution
 from rules import CampaignState, to_data
 
 FORMAT = "fwcampaign-export"
-VERSION = 1
+VERSION = 2  # 2: everything the campaign holds; 1 (still imported): the rules and the turns
+VERSIONS_READ = (1, 2)
 
 
 def export_json(data: dict[str, Any]) -> str:
@@ -50,8 +65,15 @@ def plain(value: Any) -> Any:
 # --- export ----------------------------------------------------------------------------------
 
 
-def campaign_export(*, campaign: Campaign) -> dict[str, Any]:
-    """Everything of a campaign, as deterministic JSON data (see `export_json`)."""
+def campaign_export(*, campaign: Campaign, times: bool = True) -> dict[str, Any]:
+    """Everything of a campaign, as deterministic JSON data (see `export_json`); with
+    `times` False, without the moments its rows were made."""
+    return _document(campaign, whole=True, times=times)
+
+
+def _document(campaign: Campaign, *, whole: bool, times: bool) -> dict[str, Any]:
+    """The export; without `whole`, only the rules state, turns, battles and memberships
+    (what the viewer's export is made from)."""
     players = list(campaign.players.select_related("side").order_by("position", "key"))
     turns = list(campaign.turns.order_by("number"))
     orders = list(
@@ -60,7 +82,8 @@ def campaign_export(*, campaign: Campaign) -> dict[str, Any]:
         .order_by("turn__number", "player__key")
     )
     memberships = list(campaign.memberships.select_related("user", "player"))
-    users = {m.user for m in memberships} | {o.submitted_by for o in orders if o.submitted_by}
+    names = {m.user.get_username() for m in memberships}
+    names |= {o.submitted_by.get_username() for o in orders if o.submitted_by}
     data = {
         "format": FORMAT,
         "version": VERSION,
@@ -74,17 +97,6 @@ def campaign_export(*, campaign: Campaign) -> dict[str, Any]:
         "sides": {s.key: s.name for s in campaign.sides.all()},
         "colours": {p.key: p.colour for p in players},
         "state": to_data(adapters.state_load(campaign=campaign)),
-        "users": sorted(
-            (
-                {
-                    "username": u.get_username(),
-                    "first_name": getattr(u, "first_name", ""),
-                    "last_name": getattr(u, "last_name", ""),
-                }
-                for u in users
-            ),
-            key=lambda u: u["username"],
-        ),
         "memberships": [
             {
                 "username": m.user.get_username(),
@@ -93,19 +105,67 @@ def campaign_export(*, campaign: Campaign) -> dict[str, Any]:
             }
             for m in sorted(memberships, key=lambda m: m.user.get_username())
         ],
-        "turns": _turns(campaign, turns, orders),
+        "turns": _turns(campaign, turns, orders, whole and times),
         "battles": _battles(campaign),
     }
+    if whole:
+        names |= _whole(campaign, data, players, times)
+    data["users"] = _users(names)
     return cast(dict[str, Any], plain(data))  # `plain` keeps a dict a dict
 
 
-def _turns(campaign: Campaign, turns: list[Turn], orders: list[Orders]) -> list[dict[str, Any]]:
+def _whole(
+    campaign: Campaign, data: dict[str, Any], players: list[Player], times: bool
+) -> set[str]:
+    """What the full export adds to the rules and the turns. Returns the usernames it
+    names."""
+    data["campaign"].update(
+        {
+            "setup_open": campaign.setup_open,
+            "missing_orders_policy": campaign.missing_orders_policy,
+            "seed_salt": campaign.seed_salt or campaign.slug,
+            **moments(times, created_at=campaign.created_at),
+        }
+    )
+    data["roster_ready"] = [p.key for p in players if p.roster_ready]
+    names = records.battles_extend(campaign, data["battles"], times)
+    data["sightings"] = records.sightings_write(campaign)
+    data["invitations"], invited_by = records.invitations_write(campaign, times)
+    names |= invited_by
+    for part in PARTS.values():
+        written = part.write(campaign, times)
+        data[part.key] = written.rows
+        names |= written.users
+    return names
+
+
+def _users(names: set[str]) -> list[dict[str, str]]:
+    """The users named, with their display names (not their accounts: see above)."""
+    User = get_user_model()
+    found = User.objects.filter(**{f"{User.USERNAME_FIELD}__in": names})
+    return sorted(
+        (
+            {
+                "username": u.get_username(),
+                "first_name": getattr(u, "first_name", ""),
+                "last_name": getattr(u, "last_name", ""),
+            }
+            for u in found
+        ),
+        key=lambda u: u["username"],
+    )
+
+
+def _turns(
+    campaign: Campaign, turns: list[Turn], orders: list[Orders], times: bool
+) -> list[dict[str, Any]]:
     orders_by_turn: dict[int, dict[str, Any]] = {t.pk: {} for t in turns}
     for o in orders:
         orders_by_turn[o.turn_id][o.player.key] = {
             "status": o.status,
             "data": o.data,
             "submitted_by": o.submitted_by.get_username() if o.submitted_by else None,
+            **moments(times, saved_at=o.saved_at, confirmed_at=o.confirmed_at),
         }
     resolutions_by_turn: dict[int, list[dict[str, Any]]] = {t.pk: [] for t in turns}
     for r in TurnResolution.objects.filter(turn__campaign=campaign):
@@ -117,6 +177,7 @@ def _turns(campaign: Campaign, turns: list[Turn], orders: list[Orders]) -> list[
                 "inputs": r.inputs,
                 "ledger": r.ledger,
                 "events": r.events,
+                **moments(times, created_at=r.created_at),
             }
         )
     order = TurnResolution.STAGE_ORDER
@@ -135,6 +196,9 @@ def _turns(campaign: Campaign, turns: list[Turn], orders: list[Orders]) -> list[
             "orders": orders_by_turn[t.pk],
             "resolutions": sorted(
                 resolutions_by_turn[t.pk], key=lambda r: order.get(r["stage"], 9)
+            ),
+            **moments(
+                times, opened_at=t.opened_at, closed_at=t.closed_at, resolved_at=t.resolved_at
             ),
         }
         for t in turns
@@ -199,9 +263,9 @@ def campaign_export_for_viewer(*, campaign: Campaign, viewer: Viewer) -> dict[st
     side may see (and the ghosts of the others), his own orders only, the resolutions' ledger
     and events filtered as in the report, the battles his side fought, no carried turn data,
     and no seed of a turn that is not resolved."""
-    full = campaign_export(campaign=campaign)
     if viewer.is_gm:
-        return full
+        return campaign_export(campaign=campaign)
+    full = _document(campaign, whole=False, times=False)
     side = viewer.side_key
     own_key = viewer.player.key if viewer.is_player and viewer.player is not None else None
     battle_sides = battle_sides_get(campaign=campaign)

@@ -175,6 +175,8 @@ EXPECT: dict[str, dict[str, Any]] = {
     },
     "campaign:inbox": {"GET": GM_ONLY, "POST": GET_ONLY},
     "campaign:export": {"GET": MEMBERS, "POST": GET_ONLY},
+    # the whole campaign with its photo files: the GM's only
+    "campaign:export-archive": {"GET": GM_ONLY, "POST": GET_ONLY},
     # the GM sees who has saved or confirmed; an observer is told only players give orders
     "campaign:orders": {"GET": MEMBERS, "POST": GET_ONLY},
     # a player without an `action` gets 400 "Unknown action."

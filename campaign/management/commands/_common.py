@@ -46,6 +46,11 @@ def json_read(path: str, what: str) -> Any:
         raise CommandError(f"Cannot read the {what} file {path}: {e.strerror or e}.") from None
     except UnicodeDecodeError:
         raise CommandError(f"The {what} file {path} is not UTF-8 text.") from None
+    return json_parse(text, path, what)
+
+
+def json_parse(text: str, path: str, what: str) -> Any:
+    """The JSON document `text`, read from `path`."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
