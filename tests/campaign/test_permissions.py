@@ -16,36 +16,38 @@ names, generals and characters, in pages, htmx fragments, JSON and downloads ali
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from django.core.files.base import ContentFile
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver, reverse
-from django.utils.html import escape
+from django.urls import reverse
 
 from battles.models import Battle, BattlePhoto
 from campaign.adapters import state_current
-from campaign.fog import visible_force_keys
-from campaign.models import Force, Membership, Orders, Sighting, Turn
+from campaign.models import Force, Membership, Orders, Turn
 from campaign.orders.services import orders_submit
 from campaign.selectors import turn_current
 from campaign.setup.invitations import invitation_create
 from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles
 from notifications.models import Kind, Notification
-from rules.types import CampaignState
+from tests.campaign.leaks import (
+    HTMX,
+    Secret,
+    Target,
+    force_secrets,
+    hidden_from,
+    leaks,
+    url_names,
+)
 from tests.conftest import CAST
 
 pytestmark = pytest.mark.django_db
 
-NAMESPACES = ("campaign", "notifications", "battles")
 # turn 1 open; the same without fog of war; waiting for a battle's result; resolved
 STATES = ("open", "nofog", "battles", "resolved")
 OPEN_STATES = ("open", "nofog")
-HTMX = {"HX-Request": "true"}
 
 # --- the expectation table -------------------------------------------------------------------
 
@@ -334,36 +336,6 @@ EXTRA_GETS: dict[str, list[tuple[dict[str, str], dict[str, str]]]] = {
 # --- the URLs ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Target:
-    """One URL to request: a name, the variant of its arguments, and the parameters it takes."""
-
-    name: str
-    variant: str
-    params: tuple[str, ...]
-
-    @property
-    def key(self) -> str:
-        return f"{self.name}[{self.variant}]" if self.variant else self.name
-
-    @property
-    def needs_battle(self) -> bool:
-        return self.variant.startswith("battle")
-
-
-def _walk(patterns, namespace: str, params: tuple[str, ...]) -> Iterator[tuple[str, tuple]]:
-    for p in patterns:
-        here = params + tuple(p.pattern.regex.groupindex)
-        if isinstance(p, URLResolver):
-            inner = namespace
-            if p.namespace:
-                inner = f"{namespace}:{p.namespace}" if namespace else p.namespace
-            yield from _walk(p.url_patterns, inner, here)
-        elif isinstance(p, URLPattern) and namespace.split(":")[0] in NAMESPACES:
-            # an unnamed URL cannot be reversed, nor given a row: it fails the row test
-            yield f"{namespace}:{p.name or f'<unnamed {p.pattern}>'}", here
-
-
 FORCE_PARAMS = {"force_key", "key"}  # in the campaign namespace: a force key
 TOKEN_PARAMS = {"token"}
 # in the battles namespace `key` is the battle's key; other objects are named per URL
@@ -391,7 +363,7 @@ def _variants(name: str, params: tuple[str, ...]) -> tuple[str, ...]:
 
 def targets() -> list[Target]:
     """Every URL of the namespaces, as registered when the tests run."""
-    found = sorted(set(_walk(get_resolver().url_patterns, "", ())))
+    found = url_names()
     return [
         Target(name, variant, params)
         for name, params in found
@@ -560,32 +532,6 @@ def _kwargs(world: World, target: Target) -> dict[str, Any]:
 # --- what each of the cast must not read ---------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Secret:
-    label: str
-    texts: tuple[str, ...] = ()
-    pattern: re.Pattern | None = None
-    squares: tuple[tuple[int, int], ...] | None = None  # a list of squares, in JSON
-
-    def found_in(self, body: str, payload: Any) -> bool:
-        if any(t in body for t in self.texts):
-            return True
-        if self.pattern is not None and self.pattern.search(body):
-            return True
-        return self.squares is not None and payload is not None and _has_list(payload, self.squares)
-
-
-def _has_list(payload: Any, squares: tuple[tuple[int, int], ...]) -> bool:
-    wanted = [list(sq) for sq in squares]
-    if isinstance(payload, list):
-        if payload == wanted:
-            return True
-        return any(_has_list(v, squares) for v in payload)
-    if isinstance(payload, dict):
-        return any(_has_list(v, squares) for v in payload.values())
-    return False
-
-
 def _path_secret(label: str, path: tuple[tuple[int, int], ...]) -> Secret:
     return Secret(
         label,
@@ -612,37 +558,6 @@ def _retreat_secret(label: str, squares: tuple[tuple[int, int], ...]) -> Secret:
     )
 
 
-def _force_secrets(state: CampaignState, keys: set[str]) -> list[Secret]:
-    """A hidden force: its key (and its commands', units' and characters' ids), its name, its
-    generals' and its characters' names."""
-    out = []
-    for f in state.forces:
-        if f.id not in keys:
-            continue
-        names = [f.name]
-        names += [c.general.name for c in f.commands if c.general is not None]
-        names += [i.name for i in f.individuals]
-        texts = tuple(t for n in names if n for t in {n, escape(n)})
-        pattern = re.compile(rf"\b{re.escape(f.id)}(?:[cgiu]\d+)?\b")
-        out.append(Secret(f"hidden force {f.id}", texts=texts, pattern=pattern))
-    return out
-
-
-def _hidden_from(world: World, state: CampaignState, side: str | None) -> set[str]:
-    """Enemy forces the side neither sees now nor remembers (ghosts); every force for an
-    observer following no side."""
-    if side is None:
-        return {f.id for f in state.forces}
-    side_of = {p.id: p.side for p in state.players}
-    enemies = {f.id for f in state.forces if side_of[f.owner] != side}
-    remembered = set(
-        Sighting.objects.filter(campaign=world.campaign, side_key=side).values_list(
-            "force_key", flat=True
-        )
-    )
-    return enemies - visible_force_keys(state, side) - remembered
-
-
 def secrets_for(world: World) -> dict[str, list[Secret]]:
     """Role → what it must not read. The other side's orders: always their retreat
     preference; their path while the turn is open, afterwards unless the force is visible
@@ -651,9 +566,9 @@ def secrets_for(world: World) -> dict[str, list[Secret]]:
     open_turn = world.state in OPEN_STATES
     if world.campaign.fog_of_war:
         hidden = {
-            "side_a": _hidden_from(world, state, "raiders"),
-            "side_b": _hidden_from(world, state, "defenders"),
-            "observer": _hidden_from(world, state, None),
+            "side_a": hidden_from(world.campaign, state, "raiders"),
+            "side_b": hidden_from(world.campaign, state, "defenders"),
+            "observer": hidden_from(world.campaign, state, None),
         }
     else:  # every member sees every force
         hidden = {"side_a": set(), "side_b": set(), "observer": set()}
@@ -671,21 +586,9 @@ def secrets_for(world: World) -> dict[str, list[Secret]]:
             if open_turn or force in hidden.get(who, {force}):
                 secrets.append(_path_secret(f"{owner}'s path orders", path))
         keys = hidden.get(who, {f.id for f in state.forces})
-        secrets += _force_secrets(state, keys)
+        secrets += force_secrets(state.forces, keys)
         out[who] = secrets
     return out
-
-
-# tokens that are random text: a "d1" inside one is no force key
-_TOKENS = re.compile(r'(csrfmiddlewaretoken" value="|"x-csrftoken": ")[^"]*')
-
-
-def _leaks(body: str, content_type: str, secrets: list[Secret]) -> list[str]:
-    body = _TOKENS.sub(r"\1", body)
-    payload = None
-    if "json" in content_type:
-        payload = json.loads(body)
-    return [s.label for s in secrets if s.found_in(body, payload)]
 
 
 # --- the matrix ----------------------------------------------------------------------------------
@@ -761,7 +664,7 @@ def test_matrix(world: World, target: Target):
                 problems.append(Problem(who, f"{where}: {error}"))
             if who in secrets and not getattr(response, "streaming", False):
                 body = response.content.decode()
-                leaked = _leaks(body, response.get("Content-Type", ""), secrets[who])
+                leaked = leaks(body, response.get("Content-Type", ""), secrets[who])
                 if leaked:
                     problems.append(Problem(who, f"{where}: LEAKS {leaked}", leak=True))
     assert _orders_snapshot() == before, "an empty POST changed someone's orders"
@@ -788,7 +691,7 @@ def test_the_leak_detectors_find_what_they_look_for(cast):
         response = cast.client(who).get(url)
         assert response.status_code == 200
         body = response.content.decode()
-        return set(_leaks(body, response.get("Content-Type", ""), secrets[against]))
+        return set(leaks(body, response.get("Content-Type", ""), secrets[against]))
 
     orders = reverse("campaign:orders", args=[slug])
     export = reverse("campaign:export", args=[slug])
