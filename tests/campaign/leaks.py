@@ -220,11 +220,18 @@ def hidden_from(campaign: Campaign, state: CampaignState, side: str | None) -> s
 # --- what a battle's own side may read -------------------------------------------------------
 
 
-def without_battles(reading: Reading, keys: set[str], lines: Iterable[str] = ()) -> Reading:
+# the after-battle checks of one unit (R8.1, R8.2): their events name the unit, not the battle
+AFTER_BATTLE_EVENTS = frozenset({"WoundedChecked", "DesertersChecked"})
+
+
+def without_battles(
+    reading: Reading, keys: set[str], lines: Iterable[str] = (), units: Iterable[str] = ()
+) -> Reading:
     """The response without what belongs to the battles `keys` (their sides see both armies,
     as at the table): the ledger rows whose purpose names one, in the text the `lines` that
     tell of their rolls, and in JSON every object that names one (a battle, its pack, its
-    events and rolls) or is keyed by one (its result)."""
+    events and rolls) or is keyed by one (its result), and the after-battle checks of the
+    `units` that fought in them."""
     if not keys:
         return reading
 
@@ -232,7 +239,7 @@ def without_battles(reading: Reading, keys: set[str], lines: Iterable[str] = ())
         return any(re.search(rf"\b{re.escape(k)}\b", text) for k in keys)
 
     if reading.payload is not None:
-        payload = _json_without(reading.payload, keys, names_one)
+        payload = _json_without(reading.payload, keys, names_one, frozenset(units))
         return Reading(json.dumps(payload, ensure_ascii=False), payload)
     body = _ROW.sub(lambda m: "" if names_one(m.group(1)) else m.group(0), reading.body)
     for line in lines:
@@ -240,14 +247,18 @@ def without_battles(reading: Reading, keys: set[str], lines: Iterable[str] = ())
     return Reading(body)
 
 
-def _json_without(payload: Any, keys: set[str], names_one) -> Any:
+def _json_without(payload: Any, keys: set[str], names_one, units: frozenset[str]) -> Any:
     if isinstance(payload, dict):
         if any(
             isinstance(v, str) and (v in keys or (k == "purpose" and names_one(v)))
             for k, v in payload.items()
         ):
             return None
-        return {k: _json_without(v, keys, names_one) for k, v in payload.items() if k not in keys}
+        if payload.get("type") in AFTER_BATTLE_EVENTS and payload.get("unit_id") in units:
+            return None
+        return {
+            k: _json_without(v, keys, names_one, units) for k, v in payload.items() if k not in keys
+        }
     if isinstance(payload, list):
-        return [_json_without(v, keys, names_one) for v in payload]
+        return [_json_without(v, keys, names_one, units) for v in payload]
     return payload

@@ -304,6 +304,7 @@ class Forbidden:
     battle_rosters: list[Secret]
     battles: frozenset[str]
     battle_lines: tuple[str, ...] = ()  # how the report names a unit whose battle roll it tells
+    battle_units: frozenset[str] = frozenset()  # the units of the enemy forces it fought
 
 
 def _owner_side(known: Known, token: str) -> str | None:
@@ -402,6 +403,7 @@ def forbidden_for(world: World, who: str) -> Forbidden:
         roster_secrets(forces, fought, "roster of fought force"),
         frozenset(seen),
         _battle_lines(known, seen),
+        frozenset(u.id for f in fought for u in known.forces[f].units),
     )
 
 
@@ -425,7 +427,9 @@ def leaks_in(reading: Reading, forbidden: Forbidden, *, battle_page: bool) -> di
     """Label → what of it the response holds."""
     found = {s.label: seen for s in forbidden.anywhere if (seen := s.seen_in(reading))}
     if not battle_page:  # elsewhere, only the battles' own rolls, events and packs
-        rest = without_battles(reading, set(forbidden.battles), forbidden.battle_lines)
+        rest = without_battles(
+            reading, set(forbidden.battles), forbidden.battle_lines, forbidden.battle_units
+        )
         found |= {s.label: seen for s in forbidden.battle_rosters if (seen := s.seen_in(rest))}
     return found
 
