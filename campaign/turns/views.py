@@ -45,10 +45,9 @@ def _context(viewer: Viewer, **extra: Any) -> dict[str, Any]:
         "viewer": viewer,
         "turn": turn,
         "steps": selectors.turn_steps_list(turn=turn),
-        # a turn without battles goes on to Phases 4–8 by itself: keep watching it; an
-        # interrupted one waits for the GM's retry
-        "polling": not turn.interrupted
-        and (turn.busy or (turn.waiting_for_battles and not battles.pending)),
+        # a turn without battles goes on to Phases 4–8 by itself: keep watching it (an
+        # interrupted one too: the task's own retry may finish it before the GM's)
+        "polling": turn.busy or (turn.waiting_for_battles and not battles.pending),
         "battles_total": shown.total,
         "battles_pending": shown.pending,
         "battles_elsewhere": battles.pending and not shown.pending,
