@@ -418,6 +418,10 @@ class TurnAdmin(ModelAdmin[Turn]):
         "opened_at",
         "closed_at",
         "resolved_at",
+        "claimed_at",
+        "claimed_by",
+        "interrupted",
+        "interrupted_at",
     ]
     readonly_fields = [
         "campaign",
@@ -428,6 +432,10 @@ class TurnAdmin(ModelAdmin[Turn]):
         "opened_at",
         "closed_at",
         "resolved_at",
+        "claimed_at",
+        "claimed_by",
+        "interrupted",
+        "interrupted_at",
     ]
     inlines = [OrdersInline, TurnResolutionInline]
 

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone as djtz
 from django.utils.translation import gettext_lazy as _
 
 from campaign import labels
@@ -312,6 +313,13 @@ class Turn(models.Model):
         RESOLVING_AFTER = "resolving-after", _("Resolving phases 4–8")
         RESOLVED = "resolved", _("Resolved")
 
+    class Interruption(models.TextChoices):
+        """Why a resolution stopped before it finished (its run wrote nothing)."""
+
+        LOST = "lost", _("the worker resolving it stopped answering (it was stopped or died)")
+        DATABASE = "database", _("the database could not be reached")
+        ERROR = "error", _("an error stopped it (the worker's log says which)")
+
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="turns")
     number = models.PositiveIntegerField(_("turn"))
     status = models.CharField(
@@ -332,6 +340,15 @@ class Turn(models.Model):
     opened_at = models.DateTimeField(null=True, blank=True)
     closed_at = models.DateTimeField(null=True, blank=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
+    # the claim of the run resolving the turn (while RESOLVING or RESOLVING_AFTER): when it
+    # was taken and by whom; one that outlives its lease is released (campaign.turns.claims)
+    claimed_at = models.DateTimeField(_("claimed at"), null=True, blank=True)
+    claimed_by = models.CharField(_("claimed by"), max_length=200, blank=True)
+    # why the last resolution was given back unfinished, until it is retried
+    interrupted = models.CharField(
+        _("interrupted"), max_length=20, choices=Interruption.choices, blank=True
+    )
+    interrupted_at = models.DateTimeField(_("interrupted at"), null=True, blank=True)
 
     class Meta:
         ordering = ["campaign", "number"]
@@ -387,13 +404,23 @@ class Turn(models.Model):
     def resolved(self) -> bool:
         return self.status == self.Status.RESOLVED
 
-    def claim(self, frm: str, to: str) -> bool:
+    def claim(self, frm: str, to: str, by: str) -> bool:
         """Move the turn from `frm` to `to` with one conditional update, so that of several
-        callers at once only one succeeds (a worker claims a turn before resolving it). On
-        success this instance says `to`; a caller that lost the race gets False."""
-        if Turn.objects.filter(pk=self.pk, status=frm).update(status=to) != 1:
+        callers at once only one succeeds (a worker claims a turn before resolving it), and
+        record the claim: when, and `by` whom (unique to this claim). On success this
+        instance says so; a caller that lost the race gets False."""
+        now = djtz.now()
+        fields = {
+            "status": to,
+            "claimed_at": now,
+            "claimed_by": by,
+            "interrupted": "",
+            "interrupted_at": None,
+        }
+        if Turn.objects.filter(pk=self.pk, status=frm).update(**fields) != 1:
             return False
-        self.status = to
+        for name, value in fields.items():
+            setattr(self, name, value)
         return True
 
     def hash_of(self, seed: int) -> str:

@@ -28,8 +28,8 @@ from campaign.selectors import players_active
 
 @dataclass(frozen=True)
 class Todo:
-    kind: str  # orders, confirm, close, resolve, battle-enter, battle-confirm, dispute, setup,
-    #            roster, ended
+    kind: str  # orders, confirm, close, resolve, retry, battle-enter, battle-confirm, dispute,
+    #            setup, roster, ended
     text: str  # a sentence, in the active language
     url: str
     due: datetime | None = None  # when it is due (a deadline), shown in `zone`
@@ -50,6 +50,14 @@ def todo_list_for_viewer(*, viewer: Viewer) -> list[Todo]:
         return []
     if turn.is_open:
         return _orders_items(viewer, turn)
+    if turn.interrupted and viewer.is_gm:
+        return [
+            Todo(
+                "retry",
+                _("The resolution of turn %(n)s was interrupted: retry it.") % {"n": turn.number},
+                _url("detail", slug, "#turn-panel"),
+            )
+        ]
     if turn.status == Turn.Status.CLOSED and viewer.is_gm:
         return [
             Todo(
@@ -76,6 +84,10 @@ def todo_waiting_for(*, viewer: Viewer) -> str:
         return ""
     if turn.is_open:
         return _("Waiting for the other players' orders for turn %(n)s.") % {"n": turn.number}
+    if turn.interrupted:
+        return _("The resolution of turn %(n)s was interrupted; the game master will retry it.") % {
+            "n": turn.number
+        }
     if turn.waiting_for_battles:
         return _("Waiting for the results of turn %(n)s's battles.") % {"n": turn.number}
     return _("Turn %(n)s is being resolved.") % {"n": turn.number}

@@ -31,6 +31,7 @@ urlpatterns = [
     path(f"{C}turn/resume/", turns.turn_resume, name="turn-resume"),
     path(f"{C}turn/close/", turns.turn_close, name="turn-close"),
     path(f"{C}turn/advance/", turns.turn_advance, name="turn-advance"),
+    path(f"{C}turn/retry/", turns.turn_retry, name="turn-retry"),
     path(f"{C}turn/auto-close/", turns.turn_auto_close, name="turn-auto-close"),
     path(f"{C}turn/remind/", turns.turn_remind, name="turn-remind"),
     # the map

@@ -208,6 +208,13 @@ if not CELERY_BROKER_URL:
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
 
+# Seconds a claim on a turn's resolution stands with no run at work on it before the periodic
+# check (every minute, `celery beat`) gives the turn back for the GM to retry
+# (campaign.turns.claims). A run at work holds the turn's row locked in PostgreSQL, so however
+# long it takes it is never released; the lease only bounds how long a turn waits after its
+# worker died. On SQLite (no row locks) it must also outlast the longest resolution.
+TURN_CLAIM_LEASE = env_int("TURN_CLAIM_LEASE", 10 * 60)
+
 # Uploaded battle photos. Production serves MEDIA_ROOT from the web server.
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or BASE_DIR / "media")

@@ -1,7 +1,9 @@
 """The two runs of the rules engine a turn goes through, each in one transaction: load the
 state, run the phases with the turn's seeded dice, store what the run did (its state before,
 inputs, seed, ledger and events: `TurnResolution`, so that it can be replayed and checked),
-and write the new state back. The caller has claimed the turn (`campaign.turns.services`).
+and write the new state back. The caller has claimed the turn (`campaign.turns.services`);
+each run holds that claim for its whole transaction and moves the turn on only while it is
+still its own (`campaign.turns.claims`): a run whose claim was released writes nothing.
 
 - Phases 0–2 (`rules.resolve_turn`) on the players' orders; the battles they produce are
   created pending, and the turn waits for their results.
@@ -24,6 +26,7 @@ from battles.models import Battle
 from campaign import adapters, fog
 from campaign.errors import ServiceError
 from campaign.models import Turn, TurnResolution
+from campaign.turns import claims
 from config.celery import enqueue_on_commit
 from notifications import tasks as notices
 from rules import (
@@ -53,6 +56,7 @@ def _seed(turn: Turn) -> int:
 @transaction.atomic
 def phases_0_2_run(turn: Turn) -> Resolution:
     """Phases 0–2 of the claimed turn on its players' orders."""
+    claims.hold(turn)
     campaign = turn.campaign
     state = adapters.state_load(campaign=campaign)
     orders = {
@@ -75,9 +79,7 @@ def phases_0_2_run(turn: Turn) -> Resolution:
     adapters.state_save(campaign=campaign, state=out.state)
     fog.sightings_record(campaign=campaign, state=out.state)
     battles.battles_create(turn=turn, pending=out.pending_battles)
-    turn.carry = adapters.carry_of(out.state)
-    turn.status = Turn.Status.BATTLES
-    turn.save(update_fields=["carry", "status"])
+    claims.finish(turn, carry=adapters.carry_of(out.state), status=Turn.Status.BATTLES)
     notices.enqueue_phases_0_2_notices(turn_id=turn.pk, events=events)  # battles, missing orders
     return Resolution(turn, events, ledger, [b.battle_id for b in out.pending_battles])
 
@@ -89,6 +91,7 @@ def phases_4_8_run(turn: Turn, dice: Dice | None = None) -> Resolution:
     `dice` is for tests only (e.g. a `ScriptedDice`): a run given its dice is not the turn's
     seeded run, so the values it used are stored with its inputs (`SCRIPTED_DICE`) and the
     replay check re-uses them and says so."""
+    claims.hold(turn)
     campaign = turn.campaign
     state = adapters.state_load(campaign=campaign, turn=turn)
     results = {
@@ -114,9 +117,7 @@ def phases_4_8_run(turn: Turn, dice: Dice | None = None) -> Resolution:
     adapters.state_save(campaign=campaign, state=out.state)
     fog.sightings_record(campaign=campaign, state=out.state)
     now = timezone.now()
-    turn.status = Turn.Status.RESOLVED
-    turn.resolved_at = now
-    turn.save(update_fields=["status", "resolved_at"])
+    claims.finish(turn, status=Turn.Status.RESOLVED, resolved_at=now)
     if not out.state.ended:
         Turn.objects.create(
             campaign=campaign, number=out.state.turn, status=Turn.Status.OPEN, opened_at=now

@@ -1,5 +1,6 @@
 """The turn as a state machine the GM drives, with its clock: every change of a turn's status
-is made here, and only here are battles' services and notifications called.
+is made here (a resolution's claim, its lease and its release in `campaign.turns.claims`),
+and only here are battles' services and notifications called.
 
     open ──(deadline · every player confirmed · GM)──▶ closed ──▶ resolving (Phases 0–2)
       ▲                                                               │
@@ -10,7 +11,10 @@ Closing fixes the seed (`turn_close`; its hash is published, the seed itself rev
 after resolution) and queues the resolution. Resolution runs in Celery tasks
 (`campaign.turns.tasks`) calling `turn_resolve` and `turn_resolve_after_battles`: those
 claim the turn with a conditional update (`Turn.claim`) that commits before any work, so a
-task run twice resolves once. A turn without battles goes on to Phases 4–8 at once; a turn
+task run twice resolves once. The claim has a lease (`campaign.turns.claims`): a run that fails
+gives the turn back, and a turn whose worker died is given back by the periodic check once the
+lease is over; either way the turn is marked interrupted and the GM retries it (`turn_retry`),
+with the seed it closed with. A turn without battles goes on to Phases 4–8 at once; a turn
 with battles goes on once the battles app announces every one settled
 (`campaign.signals.battles_settled`, received in `campaign.turns.receivers`).
 
@@ -31,6 +35,7 @@ from __future__ import annotations
 import functools
 import secrets
 import zoneinfo
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -45,7 +50,7 @@ from battles.models import Battle
 from campaign.errors import ServiceError, TurnBusy, TurnNotOpen
 from campaign.models import Orders, Turn
 from campaign.selectors import players_active
-from campaign.turns import resolution
+from campaign.turns import claims, resolution
 from campaign.turns.resolution import Resolution
 from config.celery import enqueue_on_commit
 from notifications import tasks as notices
@@ -310,14 +315,18 @@ class DeadlineCheck:
     closed: list[Turn] = field(default_factory=list)  # at their deadline
     ready: list[Turn] = field(default_factory=list)  # early: every player confirmed
     auto_resolved: list[Battle] = field(default_factory=list)  # at their battles deadline
+    released: list[Turn] = field(default_factory=list)  # claims past their lease, given back
 
 
 def turn_deadlines_check(*, now: datetime | None = None) -> DeadlineCheck:
-    """The periodic check: close the turns whose deadline has passed, close early those whose
-    players have all confirmed (in case the close queued with the last confirmation was
-    lost), have the tactical engine fight the battles due to be auto-resolved at their
-    turn's battles deadline, and send the reminders that are due."""
+    """The periodic check: give back the turns whose resolution's claim outlived its lease
+    with no run at work on it (`claims.claims_release_expired`: the GM retries them), close
+    the turns whose deadline has passed, close early those whose players have all confirmed
+    (in case the close queued with the last confirmation was lost), have the tactical engine
+    fight the battles due to be auto-resolved at their turn's battles deadline, and send the
+    reminders that are due."""
     now = now or djtz.now()
+    released = claims.claims_release_expired(now=now)
     closed = turn_close_due(now=now)
     ready = []
     waiting = (
@@ -332,39 +341,36 @@ def turn_deadlines_check(*, now: datetime | None = None) -> DeadlineCheck:
             ready.append(turn)
     auto = battles.battles_auto_resolve_due(now=now)
     enqueue_on_commit(notices.notify_reminders_due_task)
-    return DeadlineCheck(closed, ready, auto)
+    return DeadlineCheck(closed, ready, auto, released)
 
 
 # --- resolving -------------------------------------------------------------------------------
 
 
-def _claim(turn_id: int, frm: str, to: str) -> Turn:
-    """Claim the turn for one resolution (`Turn.claim`); every other caller gets `TurnBusy`,
-    or `TurnNotOpen` while it is still open."""
-    turn = Turn.objects.select_related("campaign").get(pk=turn_id)
-    if not turn.claim(frm, to):
-        turn.refresh_from_db()
-        if turn.is_open:
-            raise TurnNotOpen(f"Turn {turn.number} is still open: close it before resolving.")
-        raise TurnBusy(
-            f"Turn {turn.number} cannot be resolved now: it is "
-            f"{turn.get_status_display().lower()} (already resolving or resolved)."
-        )
-    return turn
-
-
-def turn_resolve(*, turn_id: int) -> Resolution:
-    """Phases 0–2 of a closed turn. Afterwards the turn waits for battle results; with no
-    battle it is ready for Phases 4–8 at once. A failed run gives the turn back (closed)."""
-    turn = _claim(turn_id, Turn.Status.CLOSED, Turn.Status.RESOLVING)
+def _run(turn: Turn, run: Callable[[Turn], Resolution]) -> Resolution:
+    """Run one resolution of the claimed turn; a run that fails gives the turn back, saying
+    why (`claims.give_back`), unless its claim was released already."""
+    status, by = turn.status, turn.claimed_by
     try:
-        return resolution.phases_0_2_run(turn)
-    except BaseException:
-        Turn.objects.filter(pk=turn_id).update(status=Turn.Status.CLOSED)
+        return run(turn)
+    except claims.ClaimLost:
+        raise
+    except BaseException as e:
+        claims.give_back(turn_id=turn.pk, status=status, by=by, reason=claims.reason_of(e))
         raise
 
 
-def turn_resolve_after_battles(*, turn_id: int, dice: Dice | None = None) -> Resolution:
+def turn_resolve(*, turn_id: int, by: str = "") -> Resolution:
+    """Phases 0–2 of a closed turn, claimed in the name of `by` (`claims.claim`). Afterwards
+    the turn waits for battle results; with no battle it is ready for Phases 4–8 at once. A
+    failed run gives the turn back (closed)."""
+    turn = claims.claim(turn_id=turn_id, frm=Turn.Status.CLOSED, to=Turn.Status.RESOLVING, by=by)
+    return _run(turn, resolution.phases_0_2_run)
+
+
+def turn_resolve_after_battles(
+    *, turn_id: int, dice: Dice | None = None, by: str = ""
+) -> Resolution:
     """Phases 4–8 once every battle of the turn has a result; then the next turn opens.
     `dice`: for tests (`resolution.phases_4_8_run`). A failed run gives the turn back."""
     waiting = list(
@@ -374,26 +380,24 @@ def turn_resolve_after_battles(*, turn_id: int, dice: Dice | None = None) -> Res
     )
     if waiting:
         raise ServiceError(f"Battles still without a result: {', '.join(sorted(waiting))}.")
-    turn = _claim(turn_id, Turn.Status.BATTLES, Turn.Status.RESOLVING_AFTER)
-    try:
-        return resolution.phases_4_8_run(turn, dice)
-    except BaseException:
-        Turn.objects.filter(pk=turn_id).update(status=Turn.Status.BATTLES)
-        raise
+    turn = claims.claim(
+        turn_id=turn_id, frm=Turn.Status.BATTLES, to=Turn.Status.RESOLVING_AFTER, by=by
+    )
+    return _run(turn, lambda claimed: resolution.phases_4_8_run(claimed, dice))
 
 
-def turn_resolve_run(*, turn_id: int) -> Resolution:
+def turn_resolve_run(*, turn_id: int, by: str = "") -> Resolution:
     """Phases 0–2 of a closed turn; a turn that produced no battle goes on to Phases 4–8."""
-    done = turn_resolve(turn_id=turn_id)
+    done = turn_resolve(turn_id=turn_id, by=by)
     if not done.pending:
         enqueue_on_commit(RESOLVE_AFTER_TASK, turn_id)
     return done
 
 
-def turn_resolve_after_run(*, turn_id: int) -> Resolution:
+def turn_resolve_after_run(*, turn_id: int, by: str = "") -> Resolution:
     """Phases 4–8 once every battle has its result; then the next turn opens, with the
     previous turn's duration as its deadline, and its players are told."""
-    done = turn_resolve_after_battles(turn_id=turn_id)
+    done = turn_resolve_after_battles(turn_id=turn_id, by=by)
     turn_next_schedule(previous=done.turn)
     return done
 
@@ -527,3 +531,27 @@ def turn_advance(*, turn: Turn) -> str:
     if turn.resolving:
         raise TurnBusy(_("Turn %(turn)s is being resolved: wait for it to finish.") % values)
     raise ServiceError(_("Turn %(turn)s is resolved and the campaign has ended.") % values)
+
+
+@transaction.atomic
+def turn_retry(*, turn: Turn) -> str:
+    """The GM retries a resolution that was interrupted (`Turn.interrupted`: given back by
+    its failed run, or released once its claim outlived its lease): queue it again. Nothing
+    of the interrupted run was kept and the seed was fixed when the turn closed, so the retry
+    gives what an uninterrupted run would have. Refused, with why, for any other turn."""
+    turn = Turn.objects.select_related("campaign").get(pk=turn.pk)
+    values = {"turn": turn.number}
+    if not turn.interrupted or turn.status not in claims.BEFORE.values():
+        raise ServiceError(
+            _("The resolution of turn %(turn)s was not interrupted: there is nothing to retry.")
+            % values
+        )
+    cleared = (
+        Turn.objects.filter(pk=turn.pk, status=turn.status)
+        .exclude(interrupted="")
+        .update(interrupted="", interrupted_at=None)
+    )
+    if not cleared:  # someone retried it meanwhile
+        raise TurnBusy(_("The resolution of turn %(turn)s has been retried already.") % values)
+    enqueue_on_commit(RESOLVE_TASK if turn.is_closed else RESOLVE_AFTER_TASK, turn.pk)
+    return _("The resolution of turn %(turn)s has started again.") % values

@@ -45,7 +45,8 @@ def _context(viewer: Viewer, **extra: Any) -> dict[str, Any]:
         "viewer": viewer,
         "turn": turn,
         "steps": selectors.turn_steps_list(turn=turn),
-        # a turn without battles goes on to Phases 4–8 by itself: keep watching it
+        # a turn without battles goes on to Phases 4–8 by itself: keep watching it (an
+        # interrupted one too: the task's own retry may finish it before the GM's)
         "polling": turn.busy or (turn.waiting_for_battles and not battles.pending),
         "battles_total": shown.total,
         "battles_pending": shown.pending,
@@ -205,6 +206,12 @@ def turn_remind(request: HttpRequest, turn: Turn, extra: dict[str, Any]) -> str:
 def turn_advance(request: HttpRequest, turn: Turn, extra: dict[str, Any]) -> str:
     """Move the turn one step on (`services.turn_advance`)."""
     return services.turn_advance(turn=turn)
+
+
+@_control
+def turn_retry(request: HttpRequest, turn: Turn, extra: dict[str, Any]) -> str:
+    """Start an interrupted resolution again (`services.turn_retry`)."""
+    return services.turn_retry(turn=turn)
 
 
 @_control

@@ -155,6 +155,8 @@ EXPECT: dict[str, dict[str, Any]] = {
             resolved=row(302, 403, 403, 403),
         ),
     },
+    # retrying an interrupted resolution: no state here has one, so the GM is told so (400)
+    "campaign:turn-retry": {"GET": GET_ONLY, "POST": row(400, 403, 403, 403)},
     # an empty form switches closing on every confirmation off, in any state of the turn
     "campaign:turn-auto-close": {"GET": GET_ONLY, "POST": row(302, 403, 403, 403)},
     "campaign:turn-status": {"GET": MEMBERS, "POST": GET_ONLY},

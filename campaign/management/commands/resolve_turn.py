@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -19,6 +20,8 @@ from campaign.models import Campaign, Turn
 from campaign.selectors import turn_current
 from campaign.turns import services
 from campaign.turns.resolution import Resolution
+
+BY = f"manage.py resolve_turn pid {os.getpid()}"  # who claims the turn (Turn.claimed_by)
 
 
 class Command(BaseCommand):
@@ -84,7 +87,7 @@ class Command(BaseCommand):
             turn = services.turn_close(turn=turn, seed=seed)
             self.stdout.write(f"Turn {turn.number} closed. Seed hash: {turn.seed_hash}")
         if turn.is_closed:
-            out = services.turn_resolve(turn_id=turn.pk)
+            out = services.turn_resolve(turn_id=turn.pk, by=BY)
             self._summary(f"Turn {turn.number}, Phases 0–2", out)
             turn.refresh_from_db()
         pending = self._pending(turn)
@@ -94,7 +97,7 @@ class Command(BaseCommand):
         if pending:
             self._pending_show(campaign, turn, pending)
             return
-        out = services.turn_resolve_after_battles(turn_id=turn.pk)
+        out = services.turn_resolve_after_battles(turn_id=turn.pk, by=BY)
         self._summary(f"Turn {turn.number}, Phases 4–8", out)
         self.stdout.write(f"Seed of turn {turn.number}: {turn.seed} (hash {turn.seed_hash}).")
         campaign.refresh_from_db()

@@ -5,23 +5,15 @@ at pytest-django's test database through DATABASE_URL; the test's data is commit
 (`transaction=True`) so the worker sees it. The worker and the test keep to a queue of their
 own (CELERY_QUEUE, see config/celery.py), so that a broker shared with other test runs or a
 development worker neither steals nor feeds this test's messages. The worker is stopped with
-SIGTERM to its PID."""
+SIGTERM to its PID (tests/campaign/turns/workers.py)."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 import uuid
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
-from django.conf import settings
 from django.db import connection
 
 from campaign.models import Turn, TurnResolution
@@ -30,43 +22,19 @@ from campaign.turns.services import turn_close
 from campaign.turns.tasks import turn_resolve_task
 from config import celery_app
 from notifications.models import Kind, Notification
-
-BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
+from tests.campaign.turns.workers import NO_BROKER, Worker, queue_forget, wait_for, worker_start
 
 pytestmark = [
     pytest.mark.celery,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(
-        not BROKER_URL or BROKER_URL.startswith("memory://"),
-        reason="no broker configured (set CELERY_BROKER_URL, as `./run tests` does)",
+        NO_BROKER, reason="no broker configured (set CELERY_BROKER_URL, as `./run tests` does)"
     ),
     pytest.mark.skipif(
         connection.vendor != "postgresql",
         reason="the worker must share the test database: needs PostgreSQL, not in-memory SQLite",
     ),
 ]
-
-WAIT = 60  # seconds: bounded, a worker that never answers fails the test
-
-
-@dataclass
-class Worker:
-    process: subprocess.Popen
-    queue: str
-    log: Path
-
-    def output(self, tail: int = 4000) -> str:
-        return self.log.read_text(errors="replace")[-tail:]
-
-
-def _test_database_url() -> str:
-    s = connection.settings_dict
-    auth = quote(s["USER"] or "", safe="")
-    if s["PASSWORD"]:
-        auth += ":" + quote(s["PASSWORD"], safe="")
-    host = s["HOST"] or "localhost"
-    port = f":{s['PORT']}" if s["PORT"] else ""
-    return f"postgres://{auth}{'@' if auth else ''}{host}{port}/{quote(s['NAME'], safe='')}"
 
 
 @pytest.fixture
@@ -81,58 +49,16 @@ def not_eager() -> Iterator[None]:
 @pytest.fixture
 def worker(tmp_path: Path, not_eager) -> Iterator[Worker]:
     queue = f"fw-test-{uuid.uuid4().hex[:12]}"
-    log = tmp_path / "worker.log"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": _test_database_url(),
-        "CELERY_BROKER_URL": BROKER_URL,
-        "CELERY_QUEUE": queue,  # the tasks the worker queues stay on this queue too
-    }
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "--pool=solo",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "--loglevel=INFO",
-                "-Q",
-                queue,
-            ],
-            cwd=settings.BASE_DIR,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+    started = worker_start(queue, tmp_path / "worker.log")
     try:
-        yield Worker(process, queue, log)
+        yield started
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()  # by its PID, as SIGTERM was
-            process.wait(timeout=10)
-        with celery_app.connection_for_write() as conn:
-            conn.default_channel.queue_delete(queue)  # leave nothing behind on the broker
+        started.stop()
+        queue_forget(queue)  # leave nothing behind on the broker
 
 
-def _wait_for(check: Callable[[], bool], worker: Worker, what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        if check():
-            return
-        if worker.process.poll() is not None:
-            pytest.fail(f"the worker exited ({worker.process.returncode}):\n{worker.output()}")
-        time.sleep(0.25)
-    pytest.fail(f"no {what} within {WAIT} s; the worker said:\n{worker.output()}")
+def _wait_for(check, worker: Worker, what: str) -> None:
+    wait_for(check, what, worker)
 
 
 def test_a_real_worker_resolves_a_turn(cast, worker):
