@@ -136,7 +136,13 @@ def _big(make_campaign, submit_orders) -> tuple[Campaign, Client]:
 
 
 def _export(campaign: Campaign) -> str:
-    return export_json(campaign_export(campaign=Campaign.objects.get(pk=campaign.pk), times=False))
+    """The campaign as exported, without the moments its rows were made and without the
+    notification log: which notices went out, and when, is the mail worker's business, not
+    the resolution's (the baseline sends them in this process, the workers here do not take
+    the mail queue)."""
+    data = campaign_export(campaign=Campaign.objects.get(pk=campaign.pk), times=False)
+    data.pop("notifications", None)
+    return export_json(data)
 
 
 def _uninterrupted(make_campaign, submit_orders, record_results) -> str:
