@@ -4,8 +4,9 @@ The worker is started as a subprocess (`celery -A config worker --pool=solo …`
 at pytest-django's test database through DATABASE_URL; the test's data is committed
 (`transaction=True`) so the worker sees it. The worker and the test keep to a queue of their
 own (CELERY_QUEUE, see config/celery.py), so that a broker shared with other test runs or a
-development worker neither steals nor feeds this test's messages. The worker is stopped with
-SIGTERM to its PID."""
+development worker neither steals nor feeds this test's messages; it consumes that queue's
+mail queue too (`<queue>.mail`, where the notification tasks go), as a worker of a simple
+deployment does. The worker is stopped with SIGTERM to its PID."""
 
 from __future__ import annotations
 
@@ -104,7 +105,7 @@ def worker(tmp_path: Path, not_eager) -> Iterator[Worker]:
                 "--without-heartbeat",
                 "--loglevel=INFO",
                 "-Q",
-                queue,
+                f"{queue},{queue}.mail",  # the turns' tasks, and the notifications'
             ],
             cwd=settings.BASE_DIR,
             env=env,
@@ -121,7 +122,8 @@ def worker(tmp_path: Path, not_eager) -> Iterator[Worker]:
             process.kill()  # by its PID, as SIGTERM was
             process.wait(timeout=10)
         with celery_app.connection_for_write() as conn:
-            conn.default_channel.queue_delete(queue)  # leave nothing behind on the broker
+            for name in (queue, f"{queue}.mail"):  # leave nothing behind on the broker
+                conn.default_channel.queue_delete(name)
 
 
 def _wait_for(check: Callable[[], bool], worker: Worker, what: str) -> None:
