@@ -70,7 +70,7 @@ def _campaign_id(obj: models.Model) -> int:
 def pretty_json(value: Any) -> str:
     """JSON as an indented, preformatted block (escaped)."""
     return format_html(
-        '<pre style="max-height: 30em; overflow: auto">{}</pre>',
+        '<pre class="fw-json">{}</pre>',  # static/css/admin.css: no style attribute (CSP)
         json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False),
     )
 

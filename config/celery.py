@@ -15,6 +15,7 @@ from typing import Any
 
 from celery import Celery, Task
 from django.db import InterfaceError, OperationalError, transaction
+from kombu import Exchange, Queue
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -30,6 +31,23 @@ app.conf.beat_schedule = {
 # Workers that share a broker with others (several deployments, or a test's own worker) keep
 # to their own queue; the tasks they queue go there too.
 app.conf.task_default_queue = os.environ.get("CELERY_QUEUE") or "celery"
+
+
+def mail_queue() -> str:
+    """The notification tasks' queue, `<default queue>.mail`: a turn's resolution never waits
+    behind mail. A worker started without -Q consumes both (`task_queues`); see README."""
+    return f"{app.conf.task_default_queue}.mail"
+
+
+def _route(name: str, *args: Any, **kwargs: Any) -> dict[str, str] | None:
+    # read at each call: a test that moves the default queue moves the mail queue with it
+    return {"queue": mail_queue()} if name.startswith("notifications.") else None
+
+
+app.conf.task_routes = (_route,)
+app.conf.task_queues = [
+    Queue(q, Exchange(q), routing_key=q) for q in (app.conf.task_default_queue, mail_queue())
+]
 
 
 class Retryable(Exception):

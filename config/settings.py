@@ -13,6 +13,7 @@ from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
 from config.site import site_url
@@ -80,6 +81,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -94,6 +96,22 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "config.urls"
 
+# Content-Security-Policy, in every environment (the demo and the browser tests too, so that
+# they meet any breach): scripts and styles come from our own static files only, or carry the
+# response's nonce (Django's admin writes a few; `{% htmx_script %}` adds it to its tags). No
+# inline script, no inline event handler, no style attribute anywhere: the site's behaviour
+# is static/js/site.js, and htmx is told not to eval (templates/base.html, htmx-config).
+SECURE_CSP: dict[str, list[str]] = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "img-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
@@ -104,6 +122,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                # csp_nonce: the nonce of the scripts and styles the admin and htmx_script write
+                "django.template.context_processors.csp",
                 # the header's unread badge: one count, only on pages that show it
                 "notifications.context_processors.unread_notifications",
             ],
@@ -215,7 +235,9 @@ CELERY_TIMEZONE = TIME_ZONE
 # worker died. On SQLite (no row locks) it must also outlast the longest resolution.
 TURN_CLAIM_LEASE = env_int("TURN_CLAIM_LEASE", 10 * 60)
 
-# Uploaded battle photos. Production serves MEDIA_ROOT from the web server.
+# Uploaded battle photos are stored here and never served as files: only the view
+# `battles:result-photo` reads them, after checking who is asking (config/urls.py). Keep
+# MEDIA_ROOT out of the web server's and the proxy's reach.
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or BASE_DIR / "media")
 

@@ -1,12 +1,5 @@
-"""Notification services: who is told what about a turn, by email and on the site, once.
-
-Every message is first written to the delivery log (`Notification`, unique per user, turn,
-kind and key) and only then sent, under a row lock, so that a task retried after a crash, or
-run twice, never sends the same message twice. A user who opted out gets a log row marked
-so, and no email. The row is also the notice on the site (the notification list and the
-header's unread badge), whatever became of the email: the opt-outs are for email only. Mail
-goes through Django's default mailer (`MAILERS`: the console unless a deployment configures
-SMTP).
+"""Notification services: who is told what about a turn, by email and on the site, once
+(the delivery log and the mailer: `notifications.delivery`).
 """
 
 from __future__ import annotations
@@ -20,7 +13,6 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.mail import EmailMessage
 from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -31,8 +23,14 @@ from battles.models import Battle
 from campaign.access import Viewer
 from campaign.models import Campaign, Membership, Orders, Player, Turn, TurnResolution
 from campaign.selectors import user_label
-from config.celery import Retryable
 from notifications import selectors
+from notifications.delivery import (
+    Message,
+    notification_log,
+    notification_send,
+    raise_if_failed,
+    send_many,
+)
 from notifications.digest import digest_for, force_names, player_names
 from notifications.models import Kind, Notification, NotificationPreference
 
@@ -41,24 +39,7 @@ log = logging.getLogger(__name__)
 REMINDER_BEFORE = timedelta(hours=24)
 
 
-class DeliveryFailed(Retryable):
-    """Some messages could not be handed to the mailer; a retry sends only those."""
-
-
 # --- preferences -----------------------------------------------------------------------------
-
-
-def preference_enabled(*, user: User, kind: str) -> bool:
-    """Whether `user` wants notifications of `kind`: no to all of them wins, then the kind's
-    own choice; with no choice made, yes."""
-    prefs = dict(
-        NotificationPreference.objects.filter(
-            user=user, kind__in=[NotificationPreference.ALL, kind]
-        ).values_list("kind", "enabled")
-    )
-    if prefs.get(NotificationPreference.ALL) is False:
-        return False
-    return prefs.get(kind, True)
 
 
 @transaction.atomic
@@ -91,116 +72,7 @@ def notifications_read_all(*, user: User) -> int:
     )
 
 
-# --- sending ---------------------------------------------------------------------------------
-
-
-def notification_log(
-    *,
-    user: User,
-    turn: Turn,
-    kind: str,
-    subject: str,
-    body: str,
-    url: str = "",
-    key: str = "",
-) -> Notification:
-    """Write one message to the log, once (the row of the same user, turn, kind and key if
-    there is one): from now it is a notice on the user's list, its email still to be sent."""
-    notification, _created = Notification.objects.get_or_create(
-        user=user,
-        turn=turn,
-        kind=kind,
-        key=key,
-        defaults={
-            "campaign_id": turn.campaign_id,
-            # one line: a line break (a campaign's name, say) must never reach a mail header
-            "subject": " ".join(subject.split())[:200],
-            "body": body,
-            "url": url,
-        },
-    )
-    return notification
-
-
-def notification_send(
-    *,
-    user: User,
-    turn: Turn,
-    kind: str,
-    subject: str,
-    body: str,
-    url: str = "",
-    key: str = "",
-) -> Notification:
-    """Log and send one message, once: a message already sent (or skipped) for the same user,
-    turn, kind and key is left as it is; one that failed is tried again."""
-    notification = notification_log(
-        user=user, turn=turn, kind=kind, subject=subject, body=body, url=url, key=key
-    )
-    return _send_once(notification, user)
-
-
-def notification_deliver(*, notification_id: int) -> Notification | None:
-    """Send the email of a message logged before (`notification_log`), once; `DeliveryFailed`
-    when the mailer failed, for the task to try again."""
-    notification = Notification.objects.select_related("user").filter(pk=notification_id).first()
-    if notification is None:
-        return None
-    return _raise_if_failed([_send_once(notification, notification.user)])[0]
-
-
-def _send_once(notification: Notification, user: User) -> Notification:
-    if notification.status not in (Notification.Status.PENDING, Notification.Status.FAILED):
-        return notification
-    with transaction.atomic():
-        # a concurrent run holding the row is sending it: leave it to that run
-        locked = (
-            Notification.objects.select_for_update(skip_locked=True)
-            .filter(
-                pk=notification.pk,
-                status__in=[Notification.Status.PENDING, Notification.Status.FAILED],
-            )
-            .first()
-        )
-        if locked is None:
-            notification.refresh_from_db()
-            return notification
-        _deliver(locked, user)
-        locked.save(update_fields=["status", "error", "sent_at"])
-    return locked
-
-
-def _deliver(n: Notification, user: User) -> None:
-    if not preference_enabled(user=user, kind=n.kind):
-        n.status, n.error = Notification.Status.SKIPPED_OPT_OUT, ""
-        return
-    if not user.email:
-        n.status, n.error = Notification.Status.SKIPPED_NO_EMAIL, ""
-        return
-    message = EmailMessage(subject=n.subject, body=n.body, to=[user.email])
-    try:
-        message.send()
-    except Exception as e:  # noqa: BLE001 - any mailer failure is logged and retried
-        log.warning("notification %s to %s failed: %s", n.pk, user.email, e)
-        n.status, n.error = Notification.Status.FAILED, f"{type(e).__name__}: {e}"[:2000]
-        return
-    n.status, n.error, n.sent_at = Notification.Status.SENT, "", timezone.now()
-
-
-def _raise_if_failed(sent: list[Notification]) -> list[Notification]:
-    failed = [n for n in sent if n.status == Notification.Status.FAILED]
-    if failed:
-        raise DeliveryFailed(
-            f"{len(failed)} of {len(sent)} notifications failed: {failed[0].error}"
-        )
-    return sent
-
-
-@dataclass(frozen=True)
-class _Message:
-    subject: str
-    body: str
-    url: str
+# --- what the messages say -------------------------------------------------------------------
 
 
 def _absolute(path: str) -> str:
@@ -297,7 +169,7 @@ def notify_turn_opened(*, turn_id: int) -> list[Notification]:
                 url=url,
             )
         )
-    return _raise_if_failed(sent)
+    return raise_if_failed(sent)
 
 
 @_in_language
@@ -348,57 +220,90 @@ def notify_reminders_due(*, now: datetime | None = None) -> list[Notification]:
                     url=url,
                 )
             )
-    return _raise_if_failed(sent)
+    return raise_if_failed(sent)
+
+
+def notify_battle(*, battle_id: int) -> list[Notification]:
+    """The battle notices of one battle (`notify_battles`)."""
+    turn_id = Battle.objects.filter(pk=battle_id).values_list("turn_id", flat=True).first()
+    return [] if turn_id is None else notify_battles(turn_id=turn_id, battle_ids=[battle_id])
 
 
 @_in_language
-def notify_battle(*, battle_id: int) -> list[Notification]:
-    """Tell the players whose forces fight a battle that it is waiting to be fought."""
-    battle = Battle.objects.select_related("turn__campaign").filter(pk=battle_id).first()
-    if battle is None:
+def notify_battles(*, turn_id: int, battle_ids: Iterable[int] | None = None) -> list[Notification]:
+    """Tell the players whose forces fight a battle of the turn that it is waiting to be
+    fought: a message a battle and player, for every battle of the turn (or of `battle_ids`).
+    One run for the whole turn, the resolution's state (the forces' names) read once: a turn
+    of hundreds of battles is one task, in a number of queries that grows only with the
+    messages to send (`delivery.send_many`)."""
+    turn = Turn.objects.select_related("campaign").filter(pk=turn_id).first()
+    if turn is None:
         return []
-    turn, campaign = battle.turn, battle.turn.campaign
-    sides = [
-        (s.get("side", ""), list(s.get("players", ())), list(s.get("forces", ())))
-        for s in battle.pack.get("sides", ())
-    ]
-    involved = {p for _side, players, _forces in sides for p in players}
-    resolution = TurnResolution.objects.filter(turn=turn, stage=TurnResolution.Stage.TURN).first()
-    states = [resolution.state_before] if resolution is not None else []
+    chosen = Battle.objects.filter(turn=turn).order_by("pk")
+    if battle_ids is not None:
+        chosen = chosen.filter(pk__in=list(battle_ids))
+    battles = list(chosen)
+    if not battles:
+        return []
+    campaign = turn.campaign
+    state = (
+        TurnResolution.objects.filter(turn=turn, stage=TurnResolution.Stage.TURN)
+        .values_list("state_before", flat=True)
+        .first()
+    )
+    states = [state] if state is not None else []
     forces, players = force_names(states), player_names(states)
-    # the battle's own page: its pack, and the way to its result form
-    url = _absolute(reverse("battles:detail", args=[campaign.slug, battle.key]))
-    sent = []
-    for m in _members(campaign, roles=[Membership.Role.PLAYER], player_keys=involved):
-        assert m.player is not None  # the members were taken by their player's key
-        mine = [s for s in sides if m.player.key in s[1]]
-        theirs = [s for s in sides if m.player.key not in s[1]]
-        context = {
-            "campaign": campaign,
-            "turn": turn,
-            "battle": battle,
-            "user": m.user,
-            "url": url,
-            # forces in a battle stand in one square: each side sees the other's
-            "own_forces": [forces.get(f["force_id"], f["force_id"]) for s in mine for f in s[2]],
-            "enemy_forces": [
-                forces.get(f["force_id"], f["force_id"]) for s in theirs for f in s[2]
-            ],
-            "enemy_players": [players.get(p, p) for s in theirs for p in s[1]],
-        }
-        sent.append(
-            notification_send(
-                user=m.user,
-                turn=turn,
-                kind=Kind.BATTLE,
-                key=battle.key,
-                subject=_("%(campaign)s: battle at (%(x)s, %(y)s) on turn %(turn)s")
-                % {"campaign": campaign.name, "x": battle.x, "y": battle.y, "turn": turn.number},
-                body=_render("battle", context),
-                url=url,
+    sides = {
+        b.pk: [
+            (s.get("side", ""), list(s.get("players", ())), list(s.get("forces", ())))
+            for s in b.pack.get("sides", ())
+        ]
+        for b in battles
+    }
+    involved = {p for b in battles for _side, ps, _forces in sides[b.pk] for p in ps}
+    members = _members(campaign, roles=[Membership.Role.PLAYER], player_keys=involved)
+    subject = _("%(campaign)s: battle at (%(x)s, %(y)s) on turn %(turn)s")
+    messages = []
+    for battle in battles:
+        # the battle's own page: its pack, and the way to its result form
+        url = _absolute(reverse("battles:detail", args=[campaign.slug, battle.key]))
+        for m in members:
+            assert m.player is not None  # the members were taken by their player's key
+            mine = [s for s in sides[battle.pk] if m.player.key in s[1]]
+            if not mine:
+                continue
+            theirs = [s for s in sides[battle.pk] if m.player.key not in s[1]]
+            context = {
+                "campaign": campaign,
+                "turn": turn,
+                "battle": battle,
+                "user": m.user,
+                "url": url,
+                # forces in a battle stand in one square: each side sees the other's
+                "own_forces": [
+                    forces.get(f["force_id"], f["force_id"]) for s in mine for f in s[2]
+                ],
+                "enemy_forces": [
+                    forces.get(f["force_id"], f["force_id"]) for s in theirs for f in s[2]
+                ],
+                "enemy_players": [players.get(p, p) for s in theirs for p in s[1]],
+            }
+            messages.append(
+                Message(
+                    user=m.user,
+                    key=battle.key,
+                    subject=subject
+                    % {
+                        "campaign": campaign.name,
+                        "x": battle.x,
+                        "y": battle.y,
+                        "turn": turn.number,
+                    },
+                    body=_render("battle", context),
+                    url=url,
+                )
             )
-        )
-    return _raise_if_failed(sent)
+    return raise_if_failed(send_many(turn=turn, kind=Kind.BATTLE, messages=messages))
 
 
 @_in_language
@@ -444,7 +349,7 @@ def notify_missing_orders(*, turn_id: int) -> list[Notification]:
                 url=url,
             )
         )
-    return _raise_if_failed(sent)
+    return raise_if_failed(sent)
 
 
 @_in_language
@@ -482,7 +387,7 @@ def notify_turn_resolved(*, turn_id: int) -> list[Notification]:
                 url=url,
             )
         )
-    return _raise_if_failed(sent)
+    return raise_if_failed(sent)
 
 
 # --- the game master's reminder ----------------------------------------------------------------

@@ -258,13 +258,14 @@ def clickable_svg(clicks: Iterable[ClickSquare], attrs: Iterable[tuple[str, str]
 
 
 def _click(c: ClickSquare, extra: str) -> str:
-    """One clickable square: a button, or a link (its `href`) that htmx takes over."""
+    """One clickable square: a button, or a link (its `href`) that htmx takes over (the page's
+    script keeps the link unfollowed: static/js/site.js)."""
     vals = f"""data-x="{c.x}" data-y="{c.y}" hx-vals='{{"x": {c.x}, "y": {c.y}}}'{extra}"""
     box = f'x="{c.px}" y="{c.py}" width="{S}" height="{S}"'
     if c.href:
         return (
-            f'<a class="click" href="{e(c.href)}" aria-label="{e(c.label)}" {vals} '
-            f'hx-on:click="event.preventDefault()"><rect {box}/></a>'
+            f'<a class="click" href="{e(c.href)}" aria-label="{e(c.label)}" {vals}>'
+            f"<rect {box}/></a>"
         )
     return (
         f'<rect class="click" {box} tabindex="0" role="button" aria-label="{e(c.label)}" {vals}/>'

@@ -101,8 +101,8 @@ def _context(viewer: Viewer, page: OrdersPage, **extra: Any) -> dict[str, Any]:
 
 
 def _clickable(viewer: Viewer, page: OrdersPage, card: ForceCard) -> Clickable:
-    """Every square of the map posts a click to the path fragment, with the force's form
-    (its current path and other choices); the rules then say whether the step is legal."""
+    """Every square of the map posts a click (Enter or Space too: static/js/site.js) to the
+    path fragment, with the force's form; the rules then say whether the step is legal."""
     url = reverse("campaign:orders-path", args=(viewer.campaign.slug, card.key))
     width, height = page.state.map.width, page.state.map.height
     return Clickable(
@@ -112,7 +112,6 @@ def _clickable(viewer: Viewer, page: OrdersPage, card: ForceCard) -> Clickable:
             "hx-target": f"#orders-force-{card.key}",
             "hx-swap": "outerHTML",
             "hx-include": f"#orders-form-{card.key}",
-            "hx-trigger": "click, keyup[key=='Enter'||key==' ']",
         },
     )
 

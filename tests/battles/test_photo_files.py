@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
+from django.urls import reverse
 
 from battles.models import Battle, BattlePhoto
 from campaign.selectors import turn_current
@@ -54,3 +55,14 @@ def test_a_rolled_back_delete_keeps_the_file(photo, django_capture_on_commit_cal
         except RuntimeError:
             pass
     assert BattlePhoto.objects.filter(pk=photo.pk).exists() and _exists(photo)
+
+
+def test_a_photo_is_never_served_from_its_media_path(cast, photo, settings):
+    """Only `battles:result-photo` serves it, after the access check (config/urls.py): its
+    path under MEDIA_URL is no page, not even with DEBUG on (the demo)."""
+    settings.DEBUG = True
+    media = f"{settings.MEDIA_URL}{photo.file.name}"
+    assert cast.client("gm").get(media).status_code == 404
+    assert cast.client("anonymous").get(media).status_code in (302, 404)  # the login, or none
+    view = reverse("battles:result-photo", args=[cast.campaign.slug, "t1-b1", photo.pk])
+    assert cast.client("gm").get(view).status_code == 200

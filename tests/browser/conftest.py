@@ -4,6 +4,11 @@ pytest-django's live server. See docs/environment.md, "Browser tests".
 Sync Playwright runs an event loop in the test's thread, and Django refuses ORM calls from a
 thread with a running loop unless told it is safe: here it is, the test's own ORM calls (to
 set up the demo and check the database) never run concurrently with that loop's tasks.
+
+The site's Content-Security-Policy is enforced here as everywhere (config/settings.py): every
+browser context reports each violation the policy makes (its `securitypolicyviolation`
+events, and the console's "Content Security Policy" errors), and a test whose pages made one
+fails (`no_csp_violation`).
 """
 
 from __future__ import annotations
@@ -69,6 +74,50 @@ def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
 def browser_context_args(browser_context_args: dict) -> dict:
     # English pages whatever the machine's locale (the tests read their text)
     return {**browser_context_args, "locale": "en-US", "timezone_id": "UTC"}
+
+
+# in every document, before its own scripts: each violation goes to the test (`new_context`)
+CSP_LISTENER = """
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.fwCspViolation(`${e.effectiveDirective} refused ${e.blockedURI || "inline"}`
+    + ` in ${e.documentURI} (${e.sourceFile || "the page"}:${e.lineNumber}) ${e.sample}`);
+});
+"""
+
+
+@pytest.fixture
+def csp_violations() -> list[str]:
+    return []
+
+
+@pytest.fixture
+def new_context(new_context: Callable[..., Any], csp_violations: list[str]) -> Callable[..., Any]:
+    """pytest-playwright's `new_context` (which the `context` and `page` fixtures use too),
+    each context reporting the policy's violations to `csp_violations`."""
+
+    def report(text: str) -> None:  # a function of ours: Playwright wraps no builtin
+        csp_violations.append(text)
+
+    def console(message: Any) -> None:
+        if "Content Security Policy" in message.text:
+            csp_violations.append(f"console: {message.text}")
+
+    def make(**kwargs: Any) -> Any:
+        context = new_context(**kwargs)
+        context.expose_function("fwCspViolation", report)
+        context.add_init_script(CSP_LISTENER)
+        context.on("console", console)
+        return context
+
+    return make
+
+
+@pytest.fixture(autouse=True)
+def no_csp_violation(csp_violations: list[str]):
+    """Fails the test if a page broke the Content-Security-Policy. Its teardown comes after
+    the contexts are closed (it was set up first), when every report has arrived."""
+    yield
+    assert not csp_violations, "Content-Security-Policy violations:\n" + "\n".join(csp_violations)
 
 
 @pytest.fixture

@@ -25,8 +25,8 @@ from campaign.turns.services import (
     turn_resolve,
     turn_resolve_after_battles,
 )
+from notifications import delivery, tasks
 from notifications import services as notices
-from notifications import tasks
 from notifications.models import Kind, Notification, NotificationPreference
 from rules.generate import generate_campaign, generate_orders
 from tests.campaign.conftest import orders_data
@@ -136,8 +136,8 @@ def test_a_battle_notice_goes_once_to_the_players_who_fight(
     [battle] = Battle.objects.filter(turn=turn)
     fighting = {p for side in battle.pack["sides"] for p in side["players"]}
 
-    tasks.notify_battle_task.delay(battle.pk)
-    tasks.notify_battle_task.delay(battle.pk)
+    tasks.notify_battles_task.delay(turn.pk)
+    tasks.notify_battles_task.delay(turn.pk)
 
     assert sorted(m.to[0] for m in mailoutbox) == sorted(f"{p}@example.org" for p in fighting)
     assert len(fighting) < campaign.players.count()  # the others hear nothing of it
@@ -236,10 +236,10 @@ def test_all_off_wins_over_a_kind_turned_on(cast):
     user = cast.users["side_b"]
     notices.preference_set(user=user, kind=Kind.BATTLE, enabled=True)
     notices.preference_set(user=user, kind=NotificationPreference.ALL, enabled=False)
-    assert not notices.preference_enabled(user=user, kind=Kind.BATTLE)
-    assert not notices.preference_enabled(user=user, kind=Kind.REMINDER)
+    assert not delivery.preference_enabled(user=user, kind=Kind.BATTLE)
+    assert not delivery.preference_enabled(user=user, kind=Kind.REMINDER)
     notices.preference_set(user=user, kind=NotificationPreference.ALL, enabled=True)
-    assert notices.preference_enabled(user=user, kind=Kind.BATTLE)
+    assert delivery.preference_enabled(user=user, kind=Kind.BATTLE)
 
 
 # --- failures --------------------------------------------------------------------------------
@@ -250,7 +250,7 @@ def test_a_failed_delivery_is_logged_and_retried_once(turn, settings, mailoutbox
     mailers = settings.MAILERS
     settings.MAILERS = {"default": {"BACKEND": f"{__name__}.FailingBackend"}}
 
-    with pytest.raises(notices.DeliveryFailed, match="2 of 2"):
+    with pytest.raises(delivery.DeliveryFailed, match="2 of 2"):
         notices.notify_turn_opened(turn_id=turn.pk)
     failed = Notification.objects.filter(turn=turn)
     assert {n.status for n in failed} == {Notification.Status.FAILED}
@@ -288,11 +288,11 @@ def test_a_switch_is_flipped_with_htmx_or_a_plain_form(cast):
     fragment = client.post(url, {"kind": Kind.REMINDER, "enabled": "off"}, HTTP_HX_REQUEST="true")
     assert fragment.status_code == 200
     assert b'id="preferences"' in fragment.content and b"Delivery log" not in fragment.content
-    assert not notices.preference_enabled(user=user, kind=Kind.REMINDER)
+    assert not delivery.preference_enabled(user=user, kind=Kind.REMINDER)
 
     page = client.post(url, {"kind": Kind.REMINDER, "enabled": "on"})
     assert page.status_code == 302 and page["Location"] == url
-    assert notices.preference_enabled(user=user, kind=Kind.REMINDER)
+    assert delivery.preference_enabled(user=user, kind=Kind.REMINDER)
 
     assert client.post(url, {"kind": "everything", "enabled": "off"}).status_code == 400
 

@@ -4,8 +4,9 @@ The worker is started as a subprocess (`celery -A config worker --pool=solo …`
 at pytest-django's test database through DATABASE_URL; the test's data is committed
 (`transaction=True`) so the worker sees it. The worker and the test keep to a queue of their
 own (CELERY_QUEUE, see config/celery.py), so that a broker shared with other test runs or a
-development worker neither steals nor feeds this test's messages. The worker is stopped with
-SIGTERM to its PID (tests/campaign/turns/workers.py)."""
+development worker neither steals nor feeds this test's messages; it consumes that queue's
+mail queue too (`<queue>.mail`, where the notification tasks go), as a worker of a simple
+deployment does. The worker is stopped with SIGTERM to its PID (tests/campaign/turns/workers.py)."""
 
 from __future__ import annotations
 

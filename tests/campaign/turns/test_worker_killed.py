@@ -138,8 +138,8 @@ def _big(make_campaign, submit_orders) -> tuple[Campaign, Client]:
 def _export(campaign: Campaign) -> str:
     """The campaign as exported, without the moments its rows were made and without the
     notification log: which notices went out, and when, is the mail worker's business, not
-    the resolution's (the baseline sends them in this process, the workers here do not take
-    the mail queue)."""
+    the resolution's (the baseline sends them in this process, the workers here on their own
+    time, from the mail queue)."""
     data = campaign_export(campaign=Campaign.objects.get(pk=campaign.pk), times=False)
     data.pop("notifications", None)
     return export_json(data)

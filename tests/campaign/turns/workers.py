@@ -91,7 +91,7 @@ def worker_start(
                 "--without-heartbeat",
                 "--loglevel=INFO",
                 "-Q",
-                queue,
+                f"{queue},{queue}.mail",  # the turns' tasks, and the notifications'
             ],
             cwd=settings.BASE_DIR,
             env=environment,
@@ -108,6 +108,7 @@ def queue_forget(queue: str) -> None:
     with celery_app.connection_for_write() as conn:
         channel = conn.default_channel
         channel.queue_delete(queue)
+        channel.queue_delete(f"{queue}.mail")
         client = getattr(channel, "client", None)
         key = getattr(channel, "unacked_key", None)
         if client is None or key is None:
