@@ -152,3 +152,13 @@ def test_an_empty_post_shows_the_form_with_its_errors(page):
     response = world.client("gm").post(world.url(page))
     assert response.status_code == 400
     assert 'class="errorlist' in response.content.decode()
+
+
+def test_a_refusal_of_who_is_asking_says_why(cast):
+    response = cast.client("side_a").post(_control("pause"))
+    assert response.status_code == 403
+    page = response.content.decode()
+    assert 'role="alert">Only the game master can do this.</p>' in page
+    italian = cast.client("side_a")
+    italian.cookies["django_language"] = "it"
+    assert "Solo il master può farlo." in italian.post(_control("pause")).content.decode()
