@@ -324,7 +324,7 @@ def test_map_import_csv_with_semicolons(world):
         ),
         (
             "open,open,open\nopen,hill@green,open\nopen,open,open\n",
-            ["Line 2, column 2: zone: zone 'green' is not a player"],
+            ['Line 2, column 2: zone: zone "green" is not a player'],
         ),
         (
             "open,open\nopen,open\n",
