@@ -27,6 +27,7 @@ from accounts.forms import (
 )
 from accounts.middleware import language_remember
 from campaign.errors import ServiceError, form_errors_add
+from campaign.keys import key_asked
 from campaign.models import Invitation
 from campaign.setup import invitations
 from campaign.setup.views.players import after_join
@@ -94,7 +95,7 @@ def verify(request: HttpRequest, uidb64: str, token: str) -> HttpResponse:
     the link must not spend it); POST activates the account, logs its user in and joins the
     campaign of the invitation the account was made from, if any."""
     user = services.verification_user(uidb64=uidb64, token=token)
-    invitation_token = request.GET.get("invitation") or None
+    invitation_token = key_asked(request.GET.get("invitation")) or None
     invitation = (
         Invitation.objects.select_related("campaign").filter(token=invitation_token).first()
         if invitation_token

@@ -12,6 +12,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponseRedirect
+from django.utils.translation import gettext as _
 from django_htmx.middleware import HtmxDetails
 
 from campaign.models import Campaign, Membership, Player
@@ -85,12 +86,12 @@ def campaign_viewer(request: HttpRequest, slug: str) -> Viewer:
 
 def require_gm(viewer: Viewer) -> None:
     if not viewer.is_gm:
-        raise NotAllowed("Only the game master can do this.")
+        raise NotAllowed(_("Only the game master can do this."))
 
 
 def require_player(viewer: Viewer) -> Player:
     if not viewer.is_player or viewer.player is None:
-        raise NotAllowed("Only a player of this campaign can do this.")
+        raise NotAllowed(_("Only a player of this campaign can do this."))
     return viewer.player
 
 

@@ -2,11 +2,12 @@
 controls (`campaign.turns`), orders, the map, reports and the inbox, the export, and set-up.
 A POST action has its own URL (and view), named after what it does."""
 
-from django.urls import path
+from django.urls import path, register_converter
 
 from accounts import join as accounts_join
 from campaign.exchange import views as exchange
 from campaign.home import home
+from campaign.keys import KeyConverter
 from campaign.map import views as map_views
 from campaign.orders import views as orders
 from campaign.reports import views as reports
@@ -16,6 +17,8 @@ from campaign.setup.views import players, rosters
 from campaign.turns import views as turns
 
 app_name = "campaign"
+
+register_converter(KeyConverter, "key")  # rows and invitations by key: campaign.keys
 
 C = "c/<slug:slug>/"
 
@@ -48,39 +51,39 @@ urlpatterns = [
     # orders
     path(f"{C}orders/", orders.orders, name="orders"),
     path(f"{C}orders/confirm/", orders.orders_confirm_view, name="orders-confirm"),
-    path(f"{C}orders/force/<str:force_key>/", orders.orders_force, name="orders-force"),
-    path(f"{C}orders/force/<str:force_key>/path/", orders.orders_path, name="orders-path"),
+    path(f"{C}orders/force/<key:force_key>/", orders.orders_force, name="orders-force"),
+    path(f"{C}orders/force/<key:force_key>/path/", orders.orders_path, name="orders-path"),
     path(
-        f"{C}orders/force/<str:force_key>/chances/",
+        f"{C}orders/force/<key:force_key>/chances/",
         orders.orders_probability,
         name="orders-probability",
     ),
-    path(f"{C}orders/force/<str:force_key>/odds/", orders.orders_odds, name="orders-odds"),
+    path(f"{C}orders/force/<key:force_key>/odds/", orders.orders_odds, name="orders-odds"),
 ]
 
 # set-up (spec §2): new campaign, map, territory, holdings, options, players, rosters, start
 urlpatterns += [
     path("new/", setup.campaign_new, name="new"),
     # a visitor may sign up and join there; accounts.join hands a logged-in user to players.join
-    path("join/<str:token>/", accounts_join.join, name="join"),
+    path("join/<key:token>/", accounts_join.join, name="join"),
     path(f"{C}setup/map/", setup_map.setup_map, name="setup-map"),
     path(f"{C}setup/map/square/", setup_map.setup_square, name="setup-square"),
     path(f"{C}setup/map/import/", setup_map.setup_import, name="setup-import"),
     path(f"{C}setup/territory/", setup_map.setup_territory, name="setup-territory"),
     path(f"{C}setup/holdings/", setup_map.setup_holdings, name="setup-holdings"),
     path(
-        f"{C}setup/holdings/<str:key>/remove/",
+        f"{C}setup/holdings/<key:key>/remove/",
         setup_map.setup_holding_remove,
         name="setup-holding-remove",
     ),
     path(f"{C}setup/options/", setup.setup_options, name="setup-options"),
     path(f"{C}setup/players/", players.setup_players, name="setup-players"),
     path(f"{C}setup/sides/add/", players.setup_side_add, name="setup-side-add"),
-    path(f"{C}setup/sides/<str:key>/delete/", players.setup_side_delete, name="setup-side-delete"),
+    path(f"{C}setup/sides/<key:key>/delete/", players.setup_side_delete, name="setup-side-delete"),
     path(f"{C}setup/players/add/", players.setup_player_add, name="setup-player-add"),
-    path(f"{C}setup/players/<str:key>/save/", players.setup_player_save, name="setup-player-save"),
+    path(f"{C}setup/players/<key:key>/save/", players.setup_player_save, name="setup-player-save"),
     path(
-        f"{C}setup/players/<str:key>/delete/",
+        f"{C}setup/players/<key:key>/delete/",
         players.setup_player_delete,
         name="setup-player-delete",
     ),
@@ -88,25 +91,25 @@ urlpatterns += [
     path(f"{C}invite/<int:pk>/revoke/", players.invitation_revoke, name="invitation-revoke"),
     path(f"{C}roster/", rosters.roster, name="roster"),
     path(f"{C}roster/ready/", rosters.roster_ready, name="roster-ready"),
-    path(f"{C}roster/<str:key>/", rosters.roster_force, name="roster-force"),
-    path(f"{C}roster/<str:key>/save/", rosters.roster_force_save, name="roster-force-save"),
-    path(f"{C}roster/<str:key>/delete/", rosters.roster_force_delete, name="roster-force-delete"),
+    path(f"{C}roster/<key:key>/", rosters.roster_force, name="roster-force"),
+    path(f"{C}roster/<key:key>/save/", rosters.roster_force_save, name="roster-force-save"),
+    path(f"{C}roster/<key:key>/delete/", rosters.roster_force_delete, name="roster-force-delete"),
     path(
-        f"{C}roster/<str:key>/commands/add/", rosters.roster_command_add, name="roster-command-add"
+        f"{C}roster/<key:key>/commands/add/", rosters.roster_command_add, name="roster-command-add"
     ),
-    path(f"{C}roster/<str:key>/units/add/", rosters.roster_unit_add, name="roster-unit-add"),
+    path(f"{C}roster/<key:key>/units/add/", rosters.roster_unit_add, name="roster-unit-add"),
     path(
-        f"{C}roster/<str:key>/characters/add/",
+        f"{C}roster/<key:key>/characters/add/",
         rosters.roster_character_add,
         name="roster-character-add",
     ),
     path(
-        f"{C}roster/<str:key>/items/<str:item>/save/",
+        f"{C}roster/<key:key>/items/<key:item>/save/",
         rosters.roster_item_save,
         name="roster-item-save",
     ),
     path(
-        f"{C}roster/<str:key>/items/<str:item>/delete/",
+        f"{C}roster/<key:key>/items/<key:item>/delete/",
         rosters.roster_item_delete,
         name="roster-item-delete",
     ),

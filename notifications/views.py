@@ -30,7 +30,7 @@ def log(request: HtmxHttpRequest) -> HttpResponse:
     if request.method == "POST":
         kind = request.POST.get("kind", "")
         if kind not in dict(NotificationPreference.KINDS):
-            return HttpResponseBadRequest("Unknown notification kind.")
+            return HttpResponseBadRequest(_("Unknown notification kind."))
         services.preference_set(user=user, kind=kind, enabled=request.POST.get("enabled") == "on")
         if not request.htmx:
             return redirect("notifications:log")

@@ -17,6 +17,7 @@ from campaign.orders.selectors import ForceCard, OrdersPage, square_label
 from rules import Coord, CountermarchWhen, ForceOrders, OrderError, Status, ZocPolicy
 
 _PAIR = re.compile(r"([0-9]{1,4})\s*,\s*([0-9]{1,4})")  # no map is wider than 4 digits
+SQUARES_MAX_LENGTH = 200  # some twenty squares: more than any path or retreat preference
 _SEPARATORS = re.compile(r"[\s;()\[\],]*")
 
 
@@ -68,7 +69,7 @@ class ForceOrdersForm(forms.Form):
     change_to = forms.ChoiceField(
         label=gettext_lazy("Requested order (R5.1)"), choices=CHANGE_CHOICES, required=False
     )
-    path = forms.CharField(required=False, widget=forms.HiddenInput)
+    path = forms.CharField(required=False, max_length=SQUARES_MAX_LENGTH, widget=forms.HiddenInput)
     zoc = forms.ChoiceField(
         label=gettext_lazy("On entering an enemy zone of control (R6.6.3)"),
         choices=ZOC_CHOICES,
@@ -83,11 +84,13 @@ class ForceOrdersForm(forms.Form):
     countermarch_square = forms.CharField(
         label=gettext_lazy("Countermarch to square (optional)"),
         required=False,
+        max_length=SQUARES_MAX_LENGTH,
         help_text=gettext_lazy("x,y — left empty, the safest square is chosen for you."),
     )
     retreat_squares = forms.CharField(
         label=gettext_lazy("Retreat preference after a battle (§8.4)"),
         required=False,
+        max_length=SQUARES_MAX_LENGTH,
         help_text=gettext_lazy(
             "Squares in order of preference, for example 3,5; 2,5. Illegal or unlisted "
             "squares are skipped and the rules choose."
@@ -176,7 +179,7 @@ class ForceOrdersForm(forms.Form):
         the text is not such orders."""
         try:
             data = json.loads(raw)
-        except json.JSONDecodeError as e:
+        except (ValueError, RecursionError) as e:  # not JSON, nested too deep, endless digits
             raise ValueError(raw) from e
         if data == {}:
             return None
@@ -190,6 +193,8 @@ class ForceOrdersForm(forms.Form):
     def current_path(self, fallback: tuple[Coord, ...]) -> tuple[Coord, ...]:
         """The path the form holds now, valid or not (kept in the form on errors)."""
         raw = self.data.get("path", "") if self.is_bound else self.initial.get("path", "")
+        if len(raw or "") > SQUARES_MAX_LENGTH:
+            return fallback
         try:
             return squares_parse(raw or "")
         except forms.ValidationError:

@@ -29,6 +29,9 @@ def choice_field(form: forms.Form, name: str) -> forms.ChoiceField:
 
 # far above any army, well inside the database's integers: a typo is refused, never a crash
 POINTS_MAX = 1_000_000
+DESCRIPTION_MAX_LENGTH = 5000
+# a 60 × 60 map with every feature on every square fits many times over
+MAP_TEXT_MAX = 1_000_000
 
 
 class NewCampaignForm(forms.Form):
@@ -75,7 +78,10 @@ class NewCampaignForm(forms.Form):
         ),
     )
     description = forms.CharField(
-        label=gettext_lazy("Description"), required=False, widget=forms.Textarea
+        label=gettext_lazy("Description"),
+        required=False,
+        max_length=DESCRIPTION_MAX_LENGTH,
+        widget=forms.Textarea,
     )
 
 
@@ -121,12 +127,18 @@ class ImportForm(forms.Form):
         data = super().clean()
         assert data is not None  # `Form.clean` returns the cleaned data
         upload = data.get("file")
+        too_long = _("A map is at most a million characters long: this one is far too long.")
+        if upload is not None and (upload.size or 0) > MAP_TEXT_MAX * 4:  # UTF-8: 4 bytes a char
+            self.add_error("file", too_long)
+            return data
         if upload is not None:
             try:
                 data["data"] = upload.read().decode("utf-8-sig")
             except UnicodeDecodeError:
                 self.add_error("file", _("The file is not UTF-8 text."))
-        if not data.get("data", "").strip() and not self.errors:
+        if len(data.get("data") or "") > MAP_TEXT_MAX:
+            self.add_error("file" if upload is not None else "data", too_long)
+        elif not data.get("data", "").strip() and not self.errors:
             self.add_error("data", _("Paste a map or choose a file."))
         return data
 

@@ -89,14 +89,21 @@ def _whole(v: object) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _shown(value: Any) -> str:
+    """A value of the imported map as it was written, cut short: a message quotes it so,
+    never as a Python repr."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
 def _size_problems(width: Any, height: Any) -> list[MapProblem]:
     out = []
     for what, v in (("width", width), ("height", height)):
         if not _whole(v) or not MAP_MIN <= v <= MAP_MAX:
             out.append(
                 MapProblem(
-                    _("The map %(what)s must be a whole number from %(lo)d to %(hi)d, not %(v)r.")
-                    % {"what": what, "lo": MAP_MIN, "hi": MAP_MAX, "v": v}
+                    _("The map %(what)s must be a whole number from %(lo)d to %(hi)d, not %(v)s.")
+                    % {"what": what, "lo": MAP_MIN, "hi": MAP_MAX, "v": _shown(v)}
                 )
             )
     return out
@@ -182,8 +189,11 @@ def _json_square(
     if not isinstance(feats, list):
         problems.append(MapProblem(_("%(where)s: features must be a list.") % {"where": where}))
         return problems
+    if not all(isinstance(f, str) for f in feats):
+        problems.append(MapProblem(_("%(where)s: each feature must be a name.") % {"where": where}))
+        return problems
     try:
-        features[(x, y)] = features_clean(str(f) for f in feats)
+        features[(x, y)] = features_clean(feats)
     except ServiceError as e:
         problems.append(MapProblem(f"{where}: {' '.join(e.messages)}"))
     zone = sq.get("zone")
@@ -197,9 +207,9 @@ def _json_square(
 
 def _zone_unknown(zone: Any, known: set[str], where: str) -> str:
     players = ", ".join(sorted(known)) or _("none yet: create the players first")
-    return _("%(where)s: zone %(zone)r is not a player of this campaign (players: %(p)s).") % {
+    return _("%(where)s: zone %(zone)s is not a player of this campaign (players: %(p)s).") % {
         "where": where,
-        "zone": zone,
+        "zone": _shown(zone),
         "p": players,
     }
 
@@ -249,8 +259,8 @@ def map_parse_csv(text: str, players: Iterable[str]) -> ParsedMap:
                 known_f = ", ".join(f.value for f in R.Feature)
                 problems.append(
                     MapProblem(
-                        _("unknown feature %(f)r (known: %(known)s).")
-                        % {"f": bad[0], "known": known_f},
+                        _("unknown feature %(f)s (known: %(known)s).")
+                        % {"f": _shown(bad[0]), "known": known_f},
                         line_no,
                         x + 1,
                     )

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import functools
 import zoneinfo
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
+from django.utils import timezone as djtz
 from django.utils.translation import gettext, gettext_lazy
 
 from campaign.models import Turn
@@ -70,6 +71,12 @@ class WallClockField(forms.DateTimeField):
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
 
 
+# far beyond any campaign: near the end of the calendar the clock's own arithmetic (a pause
+# moves the deadline on) would run out of dates
+MAX_AHEAD = timedelta(days=36525)
+_SLACK = timedelta(days=2)  # the wall clock of any time zone, against the server's UTC
+
+
 class DeadlineForm(forms.Form):
     deadline = WallClockField(
         label=gettext_lazy("Deadline"),
@@ -87,6 +94,23 @@ class DeadlineForm(forms.Form):
         field = self.fields["deadline"]
         sentence = gettext("Read on the clock of the time zone below (now: %(zone)s).")
         field.help_text = f"{sentence % {'zone': zone}} {field.help_text}"
+
+    def clean_deadline(self) -> datetime | None:
+        """Roughly within the next century (the service checks the exact moment in the zone)."""
+        deadline: datetime | None = self.cleaned_data.get("deadline")
+        if deadline is None:
+            return None
+        wall = deadline.replace(tzinfo=None)  # ± a day: the zone is applied later
+        now = djtz.now().astimezone(UTC).replace(tzinfo=None)
+        if wall > now + MAX_AHEAD:
+            raise forms.ValidationError(
+                gettext_lazy("A deadline can be at most 100 years ahead."), code="too-far"
+            )
+        if wall < now - _SLACK:
+            raise forms.ValidationError(
+                gettext_lazy("The deadline must be in the future."), code="past"
+            )
+        return deadline
 
 
 class BattlesDeadlineForm(DeadlineForm):

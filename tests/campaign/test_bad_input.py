@@ -40,16 +40,18 @@ def test_coordinates_of_thousands_of_digits_are_refused_with_a_message(cast):
         assert "Click a square of the map" in response.content.decode()
 
 
-@pytest.mark.parametrize("zone", ["America/Los_Angeles", "UTC"])
-def test_a_deadline_at_the_end_of_the_calendar_is_refused(cast, zone):
-    response = cast.client("gm").post(
-        _control("deadline"), {"deadline": "9999-12-31T23:59", "timezone": zone}
-    )
-    if zone == "UTC":  # it exists: a deadline, far away
-        assert response.status_code == 302
-        return
+@pytest.mark.parametrize("zone", ["America/Los_Angeles", "UTC", "Asia/Tokyo"])
+@pytest.mark.parametrize("when", ["9999-12-31T23:59", "0001-01-01T00:00"])
+def test_a_deadline_at_either_end_of_the_calendar_is_refused(cast, zone, when):
+    """Even where the date exists (in UTC): resuming a paused turn would move it past the
+    end of the calendar."""
+    response = cast.client("gm").post(_control("deadline"), {"deadline": when, "timezone": zone})
     assert response.status_code == 400
-    assert "That date is too far ahead to be a deadline." in response.content.decode()
+    page = response.content.decode()
+    if when.startswith("9999"):
+        assert "A deadline can be at most 100 years ahead." in page
+    else:
+        assert "The deadline must be in the future." in page
 
 
 def test_extending_past_the_end_of_the_calendar_is_refused(cast):
@@ -97,3 +99,66 @@ def test_a_csv_map_with_an_endless_cell_is_refused_with_a_message():
 
     with pytest.raises(MapFormatError, match="far too long"):
         map_parse_csv('"' + "x" * 200_000 + '"\n', players=["red"])
+
+
+@pytest.mark.parametrize(
+    ("square", "message"),
+    [
+        ('{"x": 0, "y": 0, "features": [["forest"]]}', "each feature must be a name"),
+        ('{"x": 0, "y": 0, "zone": ["red"]}', 'zone ["red"] is not a player'),
+    ],
+)
+def test_a_json_map_quotes_what_was_written_never_a_python_repr(square, message):
+    from campaign.setup.map_import import MapFormatError, map_parse_json
+
+    with pytest.raises(MapFormatError) as refused:
+        map_parse_json(f'{{"width": 3, "height": 3, "squares": [{square}]}}', players=["red"])
+    (problem,) = refused.value.problems
+    assert message in str(problem) and "['" not in str(problem)
+    with pytest.raises(MapFormatError, match=r'not \["a"\]'):
+        map_parse_json('{"width": ["a"], "height": 3}', players=[])
+
+
+def test_a_map_of_more_than_a_million_characters_is_refused():
+    from campaign.setup.forms import ImportForm
+
+    form = ImportForm({"data": "forest," * 200_000})
+    assert not form.is_valid()
+    assert form.errors["data"] == [
+        "A map is at most a million characters long: this one is far too long."
+    ]
+
+
+def test_putting_back_orders_from_a_malformed_original_keeps_them(cast):
+    url = reverse("campaign:orders-force", args=["incursion", "r1"])
+    for original in ("[" * 100_000, '{"path": "' + HUGE + ',1"}', "1" * 5000):
+        response = cast.client("side_a").post(url, {"restore": "1", "original": original})
+        assert response.status_code == 302, original
+
+
+def test_squares_are_at_most_two_hundred_characters(cast):
+    url = reverse("campaign:orders-force", args=["incursion", "r1"])
+    data = {"zoc": "stop", "countermarch": "never", "initiative": "early"}
+    response = cast.client("side_a").post(url, {**data, "retreat_squares": "1,1; " * 100})
+    assert response.status_code == 200
+    assert "Ensure this value has at most 200 characters" in response.content.decode()
+
+
+@pytest.mark.parametrize("page", ["setup-territory", "setup-import", "setup-options"])
+def test_an_empty_post_shows_the_form_with_its_errors(page):
+    from tests.campaign.setup.test_setup import make_world
+
+    world = make_world()
+    response = world.client("gm").post(world.url(page))
+    assert response.status_code == 400
+    assert 'class="errorlist' in response.content.decode()
+
+
+def test_a_refusal_of_who_is_asking_says_why(cast):
+    response = cast.client("side_a").post(_control("pause"))
+    assert response.status_code == 403
+    page = response.content.decode()
+    assert 'role="alert">Only the game master can do this.</p>' in page
+    italian = cast.client("side_a")
+    italian.cookies["django_language"] = "it"
+    assert "Solo il master può farlo." in italian.post(_control("pause")).content.decode()

@@ -25,7 +25,14 @@ from campaign.models import Campaign, Holding, Player, Square
 from campaign.setup import services as setup
 from campaign.setup.forms import HoldingForm, ImportForm, SquareForm, TerritoryForm
 from campaign.setup.map_import import map_import
-from campaign.setup.views.pages import first_step, gm_viewer, page, refusal_show, require_setup
+from campaign.setup.views.pages import (
+    bound_data,
+    first_step,
+    gm_viewer,
+    page,
+    refusal_show,
+    require_setup,
+)
 
 
 def setup_map_model(
@@ -195,7 +202,7 @@ def setup_import(request: HttpRequest, slug: str) -> HttpResponse:
     """Import a whole map from JSON or CSV text (the formats are explained on the page)."""
     viewer = gm_viewer(request, slug)
     campaign = viewer.campaign
-    form = ImportForm(request.POST or None, request.FILES or None)
+    form = ImportForm(bound_data(request), bound_data(request, files=True))
     status = 200
     if request.method == "POST":
         if form.is_valid():
@@ -232,7 +239,7 @@ def setup_territory(request: HttpRequest, slug: str) -> HttpResponse:
     viewer = gm_viewer(request, slug)
     campaign = viewer.campaign
     players = list(Player.objects.filter(campaign=campaign).select_related("side"))
-    form = TerritoryForm(request.POST or None, players=players, initial={"axis": "x"})
+    form = TerritoryForm(bound_data(request), players=players, initial={"axis": "x"})
     status = 200
     if request.method == "POST":
         if form.is_valid():

@@ -42,6 +42,15 @@ def refusal_show(request: HttpRequest, e: ServiceError, *forms_: forms.Form) -> 
         form_errors_add(e, *bound)
 
 
+def bound_data(request: HttpRequest, *, files: bool = False) -> Any:
+    """What a page's form is bound to: the POST (its files), empty or not, on a POST; nothing
+    on a GET. (`request.POST or None` would leave an empty POST's form unbound: refused with
+    no error to show.)"""
+    if request.method != "POST":
+        return None
+    return request.FILES if files else request.POST
+
+
 def gm_viewer(request: HttpRequest, slug: str, *, setup_only: bool = True) -> Viewer:
     viewer = campaign_viewer(request, slug)
     require_gm(viewer)
@@ -75,7 +84,7 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
     """Create a campaign: from scratch (then set it up) or from the Incursion scenario."""
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
-    form = NewCampaignForm(request.POST or None, initial={"width": 16, "height": 12, "source": ""})
+    form = NewCampaignForm(bound_data(request), initial={"width": 16, "height": 12, "source": ""})
     status = 200
     if request.method == "POST":
         if form.is_valid():
@@ -122,7 +131,7 @@ def setup_options(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST" and not editable:
         require_gm(viewer)
         require_setup(viewer)
-    form = OptionsForm(request.POST or None, options=options)
+    form = OptionsForm(bound_data(request), options=options)
     status = 200
     if request.method == "POST":
         if form.is_valid():

@@ -18,12 +18,13 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from campaign.access import Viewer
 from campaign.errors import ServiceError
+from campaign.keys import key_asked
 from campaign.models import Invitation, Membership, Player, Side
 from campaign.selectors import user_label
 from campaign.setup import invitations
 from campaign.setup import services as setup
 from campaign.setup.forms import InvitationForm, PlayerForm, SideForm
-from campaign.setup.views.pages import first_step, gm_viewer, page, refusal_show
+from campaign.setup.views.pages import bound_data, first_step, gm_viewer, page, refusal_show
 from rules import RACE_HOLDING_TERRAIN
 
 PLAYERS_TEMPLATE = "campaign/setup_players.html"
@@ -86,7 +87,7 @@ def setup_players(request: HttpRequest, slug: str) -> HttpResponse:
     """Sides (alliances) and their armies: name, race, colour, points; `?edit=<army>` opens
     an army in the form."""
     viewer = gm_viewer(request, slug)
-    key = request.GET.get("edit", "")
+    key = key_asked(request.GET.get("edit"))
     editing = (
         Player.objects.filter(campaign=viewer.campaign, key=key).select_related("side").first()
         if key
@@ -193,7 +194,7 @@ def invite(request: HttpRequest, slug: str) -> HttpResponse:
     players = list(Player.objects.filter(campaign=campaign))
     sides = list(Side.objects.filter(campaign=campaign)) if campaign.setup_open else []
     form = InvitationForm(
-        request.POST or None,
+        bound_data(request),
         players=players,
         sides=sides,
         initial={"role": Membership.Role.PLAYER},

@@ -20,10 +20,11 @@ from django.views.decorators.http import require_http_methods, require_POST
 from campaign import adapters, labels
 from campaign.access import HtmxHttpRequest, NotAllowed, Viewer, campaign_viewer
 from campaign.errors import ServiceError
+from campaign.keys import key_asked
 from campaign.models import Campaign, Command, Force, Holding, Individual, Player, Unit
 from campaign.setup import rosters
 from campaign.setup.forms import CommandForm, ForceForm, IndividualForm, NewUnitForm, UnitForm
-from campaign.setup.views.pages import page, refusal_show, require_setup
+from campaign.setup.views.pages import bound_data, page, refusal_show, require_setup
 from rules import validate_force_organisation
 
 FORCE_TEMPLATE = "campaign/setup_force.html"
@@ -71,7 +72,9 @@ def roster(request: HttpRequest, slug: str) -> HttpResponse:
     if viewer.is_gm and not Player.objects.filter(campaign=campaign).exists():
         messages.info(request, _("Create the armies first."))
         return redirect("campaign:setup-players", campaign.slug)
-    player = _roster_player(viewer, request.GET.get("player") or request.POST.get("player"))
+    player = _roster_player(
+        viewer, key_asked(request.GET.get("player") or request.POST.get("player"))
+    )
     editable = campaign.setup_open
     home = (
         Holding.objects.filter(campaign=campaign, owner=player)
@@ -79,11 +82,11 @@ def roster(request: HttpRequest, slug: str) -> HttpResponse:
         .first()
     )
     force_form = ForceForm(
-        request.POST or None,
+        bound_data(request),
         initial={"x": home.x, "y": home.y, "status": "defend"} if home else {"status": "defend"},
     )
-    command_form = CommandForm(request.POST or None)
-    unit_form = UnitForm(request.POST or None, prefix="unit")
+    command_form = CommandForm(bound_data(request))
+    unit_form = UnitForm(bound_data(request), prefix="unit")
     status = 200
     if request.method == "POST":
         require_setup(viewer)
@@ -263,7 +266,7 @@ def roster_force(request: HtmxHttpRequest, slug: str, key: str) -> HttpResponse:
     viewer, force = _viewer_force(request, slug, key)
     commands = list(force.commands.prefetch_related("units"))
     return _force_page(
-        request, viewer, force, _force_forms(force, commands, request.GET.get("edit", ""))
+        request, viewer, force, _force_forms(force, commands, key_asked(request.GET.get("edit")))
     )
 
 

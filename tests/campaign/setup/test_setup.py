@@ -268,7 +268,7 @@ def test_map_import_json_takes_a_whole_state_document(world):
         ),
         (
             '{"width": 4, "height": 3, "squares": [{"x": 1, "y": 1, "zone": "green"}]}',
-            "zone 'green' is not a player of this campaign (players: blue-orcs, red-dwarves)",
+            'zone "green" is not a player of this campaign (players: blue-orcs, red-dwarves)',
         ),
         ('{"width": 400, "height": 3}', "The map width must be a whole number from 3 to 60"),
         ('{"width": 4, "height": 3, "colour": "red"}', "Unknown field(s): colour"),
@@ -313,7 +313,7 @@ def test_map_import_csv_with_semicolons(world):
     [
         (
             "open,open,open\nopen,open,lava\nopen,open,open\n",
-            ["Line 2, column 3: unknown feature 'lava'"],
+            ['Line 2, column 3: unknown feature "lava"'],
         ),
         (
             "open,open,open\nopen,open\nopen,open,open,open\n",
@@ -324,7 +324,7 @@ def test_map_import_csv_with_semicolons(world):
         ),
         (
             "open,open,open\nopen,hill@green,open\nopen,open,open\n",
-            ["Line 2, column 2: zone: zone 'green' is not a player"],
+            ['Line 2, column 2: zone: zone "green" is not a player'],
         ),
         (
             "open,open\nopen,open\n",
@@ -765,7 +765,7 @@ def test_import_page_takes_csv_text_and_shows_errors_with_line_and_column(world)
         world.url("setup-import"), {"data": "hill,open,open\nopen,lava,open\nopen,open,open"}
     )
     assert response.status_code == 400
-    assert "Line 2, column 2: unknown feature &#x27;lava&#x27;" in response.content.decode()
+    assert "Line 2, column 2: unknown feature &quot;lava&quot;" in response.content.decode()
     response = client.post(
         world.url("setup-import"), {"data": "hill,open,open\n" * 3, "format": "csv"}
     )
