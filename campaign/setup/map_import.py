@@ -93,6 +93,8 @@ def _shown(value: Any) -> str:
     """A value of the imported map as it was written, cut short: a message quotes it so,
     never as a Python repr."""
     text = json.dumps(value, ensure_ascii=False)
+    if not text.isprintable():  # a lone surrogate cannot be sent: shown escaped, as written
+        text = json.dumps(value)
     return text if len(text) <= 40 else text[:39] + "…"
 
 

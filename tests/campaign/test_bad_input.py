@@ -162,3 +162,14 @@ def test_a_refusal_of_who_is_asking_says_why(cast):
     italian = cast.client("side_a")
     italian.cookies["django_language"] = "it"
     assert "Solo il master può farlo." in italian.post(_control("pause")).content.decode()
+
+
+def test_a_json_map_with_a_lone_surrogate_is_refused_in_words():
+    from campaign.setup.map_import import MapFormatError, map_parse_json
+
+    text = '{"width": 3, "height": 3, "squares": [{"x": 0, "y": 0, "zone": "\\ud800"}]}'
+    with pytest.raises(MapFormatError) as refused:
+        map_parse_json(text, players=["red"])
+    message = str(refused.value.problems[0])
+    assert 'zone "\\ud800" is not a player' in message
+    message.encode("utf-8")  # the page can be sent
