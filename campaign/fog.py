@@ -232,27 +232,23 @@ class Lens:
 
     def sees(self, token: Any) -> bool:
         """Something the viewer's side sees: a subject that makes an event or roll his."""
-        if self.everything:
-            return True
-        if not isinstance(token, str):
-            return False
-        fid = self.force_of(token)
-        if fid is not None:
-            return fid in self.seen_forces
-        return (
-            token in self.seen_battles or token in self.own_players or token in self.seen_holdings
-        )
+        return self._concerns(token, self.seen_forces)
 
     def mine(self, token: Any) -> bool:
         """Something of the viewer's side's own: its forces (and their units…), its players,
         the battles it fought, the holdings it owns or watches."""
+        return self._concerns(token, self.own_forces)
+
+    def _concerns(self, token: Any, forces: frozenset[str]) -> bool:
+        """`token` is one of `forces` (or of their units…), or the side's player, battle or
+        holding."""
         if self.everything:
             return True
         if not isinstance(token, str):
             return False
         fid = self.force_of(token)
         if fid is not None:
-            return fid in self.own_forces
+            return fid in forces
         return (
             token in self.seen_battles or token in self.own_players or token in self.seen_holdings
         )
