@@ -22,8 +22,14 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.core.management import call_command
+from playwright.sync_api import expect
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+# An `expect(...)` waits for its condition up to this long (Playwright's own default is 5 s):
+# a page that runs the tactical engine (the odds) took 11 s on a loaded 2-core machine. A
+# bound, not a pace: a condition that holds sooner ends the wait at once.
+expect.set_options(timeout=60_000)
 
 CHROMIUM = Path("/usr/bin/chromium")
 # screenshots and other artefacts the tests leave for people to look at (gitignored)
