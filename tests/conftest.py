@@ -46,6 +46,17 @@ def cache_clear():
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def language_reset():
+    """Each test ends in the default language: a request in Italian leaves Italian active in
+    its thread (the test client runs it in the test's own), and the next test would read it."""
+    from django.conf import settings
+    from django.utils import translation
+
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
+
+
 CAST = ("gm", "side_a", "side_b", "observer", "outsider", "staff", "anonymous")
 
 
