@@ -159,7 +159,9 @@ def sightings_record(*, campaign: Campaign, state: CampaignState) -> None:
 
 # a roll whose purpose starts so is map-wide even if it names a scenario role
 PUBLIC_PURPOSES = ("weather:map", "events:snow-day-")
-PUBLIC_EVENTS = frozenset({"SnowFell", "DayAdvanced", "CampaignEnded", "PlayerSurrendered"})
+PUBLIC_EVENTS = frozenset(
+    {"SnowFell", "DayAdvanced", "CampaignEnded", "PlayerSurrendered", "ArmyInitiativeChosen"}
+)
 # what a force does in its own camp: shown to its own side only (see the module text)
 PRIVATE_EVENTS = frozenset(
     {

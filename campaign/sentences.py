@@ -12,7 +12,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from campaign.labels import ENDED, STATUS, WTF_TRIGGER, in_sentence, label
+from campaign.labels import ENDED, REFUSAL, STATUS, WTF_TRIGGER, in_sentence, label
 from campaign.names import Names
 
 # phrases that only fit inside the sentences below (the names of the values are in labels)
@@ -138,6 +138,22 @@ def _initiative(e: EventData, n: Names) -> str:
             "%(order)s."
         )
         % values
+    )
+
+
+@renders("ArmyInitiativeChosen")
+def _army_initiative(e: EventData, n: Names) -> str:
+    values = {"player": n.player(e.get("player_id"))}
+    if e.get("choice") == "last":
+        return (
+            _(
+                "%(player)s won the initiative by army and made the others move all their "
+                "forces first (R6.1.2)."
+            )
+            % values
+        )
+    return _("%(player)s won the initiative by army and moved all his forces first (R6.1.2).") % (
+        values
     )
 
 
@@ -440,9 +456,10 @@ def _ended(e: EventData, n: Names) -> str:
 
 @renders("OrderRefused")
 def _order_refused(e: EventData, n: Names) -> str:
-    return _("An order of %(force)s was refused: %(reason)s.") % {
+    return _("An order of %(force)s was refused (%(rule)s): %(reason)s.") % {
         "force": n.force(e.get("force_id")),
-        "reason": e.get("reason") or "—",
+        "rule": e.get("rule") or "—",
+        "reason": label(REFUSAL, e.get("reason")),
     }
 
 

@@ -25,12 +25,15 @@ from rules.dice import Dice, Modifier, RollRecord, ScriptedDice, SeededDice, der
 from rules.errors import IllegalOrders, InconsistentState, InvalidResult, OrderError, RulesError
 from rules.generate import generate_campaign, generate_orders
 from rules.orders import (
+    ARMY_INITIATIVE,
     CountermarchWhen,
     ForceOrders,
     PlayerOrders,
     ReinforcementRequest,
     ZocPolicy,
+    defend_is_conditional,
     legal_moves,
+    may_sack,
     validate_orders,
 )
 from rules.phases.after_battle import validate_result
@@ -81,6 +84,7 @@ from rules.types import (
 )
 
 __all__ = [
+    "ARMY_INITIATIVE",
     "ATTRITION_FORMULAS",
     "HOLDING_FEATURES",
     "RACE_HOLDING_TERRAIN",
@@ -143,6 +147,7 @@ __all__ = [
     "battle_input_from_state",
     "battle_result",
     "chebyshev",
+    "defend_is_conditional",
     "derive_seed",
     "force_test_modifiers",
     "force_test_pass_probability",
@@ -151,6 +156,7 @@ __all__ = [
     "generate_orders",
     "legal_moves",
     "load_scenario",
+    "may_sack",
     "odds_pool",
     "resolve_after_battles",
     "resolve_turn",

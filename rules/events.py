@@ -78,6 +78,15 @@ class InitiativeDetermined(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ArmyInitiativeChosen(Event):
+    """R6.1.2: the winner of the initiative by army moves all his forces first or last."""
+
+    player_id: str
+    choice: str  # "first" / "last"
+    rule: str = "R6.1.2"
+
+
+@dataclass(frozen=True, slots=True)
 class MovementRolled(Event):
     force_id: str
     total: int | None

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from rules.errors import OrderError
+from rules.scenarios import scenario_for
 from rules.types import (
     CampaignState,
     Coord,
@@ -77,6 +78,9 @@ class PlayerOrders:
     player_id: str
     forces: Mapping[str, ForceOrders] = field(default_factory=dict)
     initiative_priority: tuple[str, ...] = ()  # R6.1.5: force ids, first to get a counter
+    # R6.1.2: having won the initiative by army, move all his forces "first" or make the
+    # others move first ("last")
+    army_initiative: str = "first"
     reinforcements: tuple[ReinforcementRequest, ...] = ()  # Phase 7 purchases, in order
 
     def for_force(self, force_id: str) -> ForceOrders | None:
@@ -137,6 +141,21 @@ def probe_composition_ok(force: Force) -> bool:
     return all(u.speciality in PROBE_SPECIALITIES for u in force.units)
 
 
+ARMY_INITIATIVE = ("first", "last")
+
+
+def may_sack(state: CampaignState, player_id: str) -> bool:
+    """§11.6 (p. 44): carrying off loot "concerns only the Raiders": the scenario role that
+    wins by bringing loot home (`victory.loot_to_capital`)."""
+    scenario = scenario_for(state)
+    if scenario is None or scenario.victory.loot_to_capital is None:
+        return False
+    try:
+        return state.player(player_id).role == scenario.victory.loot_to_capital
+    except KeyError:
+        return False
+
+
 def validate_orders(state: CampaignState, player_id: str, orders: PlayerOrders) -> list[OrderError]:
     """Every problem with a player's standing orders, as typed errors. An empty list means
     the orders are legal as written (the dice may still cut a path short)."""
@@ -151,6 +170,15 @@ def validate_orders(state: CampaignState, player_id: str, orders: PlayerOrders) 
         )
     if orders.player_id != player_id:
         errors.append(OrderError(None, "wrong-player", "These orders belong to another player."))
+    if orders.army_initiative not in ARMY_INITIATIVE:
+        errors.append(
+            OrderError(
+                None,
+                "bad-army-initiative",
+                "With initiative by army the winner moves first or last (R6.1.2).",
+                "army_initiative",
+            )
+        )
     forces = {f.id: f for f in state.forces}
     for fid in orders.initiative_priority:
         f = forces.get(fid)
@@ -181,14 +209,23 @@ def _validate_force(state: CampaignState, force: Force, fo: ForceOrders) -> list
     # The status the force will most likely hold when it moves: the requested order if the
     # test passes. Paths are checked against both possibilities where they matter.
     effective = fo.change_to if fo.change_to is not None else force.status
+    # R5.2 / R6.4.4: a force asking for Defend moves only if its test fails into a reaction
+    # (results 1–3), which may move; its path and countermarch stand as conditional orders.
+    moving = force.status if defend_is_conditional(force, fo) else effective
     return [
         *_order_change_errors(state, force, fo),
         *_sack_errors(state, force, fo, effective),
-        *_path_errors(state, force, fo, effective),
-        *_countermarch_errors(state, force.id, fo, effective),
+        *_path_errors(state, force, fo, moving),
+        *_countermarch_errors(state, force.id, fo, moving),
         *_retreat_errors(state, force.id, fo),
         *_preference_errors(force.id, fo, effective),
     ]
+
+
+def defend_is_conditional(force: Force, fo: ForceOrders) -> bool:
+    """Whether the force asks for Defend from another status: its movement orders then
+    apply only if the force test fails (R5.2 results 1–3)."""
+    return fo.change_to is Status.DEFEND and force.status is not Status.DEFEND
 
 
 def _order_change_errors(state: CampaignState, force: Force, fo: ForceOrders) -> list[OrderError]:
@@ -233,8 +270,9 @@ def _order_change_errors(state: CampaignState, force: Force, fo: ForceOrders) ->
 def _sack_errors(
     state: CampaignState, force: Force, fo: ForceOrders, effective: Status
 ) -> list[OrderError]:
-    """Whether a declared sack is allowed: only in the Incursion (§11.6), on an enemy holding
-    the force captured (§11.6 L-a), and not under Full Speed (§11.6 rule 3)."""
+    """Whether a declared sack is allowed: only in the Incursion (§11.6), by the Raiders
+    (§11.6 "concerns only the Raiders", p. 44), on an enemy holding the force captured
+    (§11.6 L-a), and not under Full Speed (§11.6 rule 3)."""
     if not fo.sack:
         return []
     fid = force.id
@@ -243,6 +281,12 @@ def _sack_errors(
         return [
             OrderError(
                 fid, "no-sack", "Sacking exists only in the Incursion scenario (§11.6).", "sack"
+            )
+        ]
+    if not may_sack(state, force.owner):
+        return [
+            OrderError(
+                fid, "sack-raiders-only", "Only the Raiders carry off loot (§11.6).", "sack"
             )
         ]
     if h is None or h.owner != force.owner or h.original_owner == force.owner:

@@ -239,6 +239,10 @@ def order_error_message(err: OrderError, fo: ForceOrders, card: ForceCard, scena
         )
         % {"step": step, "square": sq},
         "no-countermarch": _("Forces on Defend or Shattered cannot countermarch (R6.5.2)."),
+        "sack-raiders-only": _("Only the Raiders carry off loot (§11.6)."),
+        "bad-army-initiative": _(
+            "With initiative by army the winner moves all his forces first or last (R6.1.2)."
+        ),
         "ambush-needs-defend": _("Only a force on Defend can lay an ambush (§7.10.5)."),
         "bad-initiative": _("The initiative preference must be early or late (R6.1.5)."),
         "not-your-force": _("This force is not yours."),

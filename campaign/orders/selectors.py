@@ -35,6 +35,7 @@ from rules import (
     force_test_modifiers,
     force_test_pass_probability,
     legal_moves,
+    may_sack,
     validate_orders,
 )
 
@@ -229,6 +230,16 @@ class OrdersPage:
 
     def card(self, force_key: str) -> ForceCard | None:
         return next((c for c in self.forces if c.key == force_key), None)
+
+    @property
+    def may_sack(self) -> bool:
+        """§11.6: only the Raiders carry off loot: nobody else is offered a sack."""
+        return may_sack(self.state, self.player.key)
+
+    @property
+    def by_army(self) -> bool:
+        """R6.1.1–2: initiative by army, where the winner chooses when he moves."""
+        return self.state.options.initiative_method == "by-army"
 
 
 def orders_page_get_for_player(*, viewer: Viewer, turn: Turn) -> OrdersPage:
@@ -463,9 +474,10 @@ def legal_under(
     state: CampaignState, card: ForceCard, requested: Status | None
 ) -> frozenset[Coord]:
     """The squares the force's path may use if it gets the order it asks for (a Defend
-    force asking for Probe may move; one asking for Defend may not, R6.4.4); as it stands
-    when it asks for nothing."""
-    if requested is None or requested is card.force.status:
+    force asking for Probe may move); as it stands when it asks for nothing or for Defend:
+    a force asking for Defend moves only if its test fails into a reaction (R5.2 results
+    1–3), so its path is conditional (R6.4.4)."""
+    if requested is None or requested is card.force.status or requested is Status.DEFEND:
         return card.legal
     return frozenset(legal_moves(state, replace(card.force, status=requested)))
 

@@ -167,3 +167,14 @@ def orders_unconfirm(*, player: Player, turn: Turn, user: User | None = None) ->
     if row is None or row.status != Orders.Status.CONFIRMED:
         return row
     return orders_submit(player=player, turn=turn, data=dict(row.data), confirm=False, user=user)
+
+
+@transaction.atomic
+def army_choices_save(
+    *, player: Player, turn: Turn, choices: dict[str, Any], user: User | None = None
+) -> OrdersSaved:
+    """Save the player's army-wide standing choices (top-level `PlayerOrders` fields such as
+    `army_initiative`, R6.1.2), keeping his forces' orders as saved."""
+    turn, row = _locked(player, turn)
+    data = {**(row.data if row is not None else {}), **choices}
+    return _save(player, turn, row, data, user)

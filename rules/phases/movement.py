@@ -20,6 +20,7 @@ from rules.battle import PendingBattle
 from rules.checks import countermarch, movement_roll
 from rules.dice import Dice, Modifier
 from rules.events import (
+    ArmyInitiativeChosen,
     CaptureBlocked,
     ContactMade,
     Event,
@@ -36,7 +37,14 @@ from rules.events import (
     ShatteredForceCollapsed,
     WorksLost,
 )
-from rules.orders import CountermarchWhen, ForceOrders, PlayerOrders, ZocPolicy, crossing_allowed
+from rules.orders import (
+    CountermarchWhen,
+    ForceOrders,
+    PlayerOrders,
+    ZocPolicy,
+    crossing_allowed,
+    may_sack,
+)
 from rules.phases.battle_pack import build_pack
 from rules.phases.common import remove_force
 from rules.types import CampaignState, Coord, Force, Status, Territory, Weather, evolve
@@ -352,9 +360,10 @@ class _Board:
         return slots
 
     def _by_army(self, movers: list[Force]) -> list[str]:
-        """R6.1.1–2: one 1D6 per player, ties re-roll; [SR] the winner moves all his forces
-        first, then the others by their rolls. Within a player: early before late, then his
-        priority list, then state order."""
+        """R6.1.1–2: one 1D6 per player, ties re-roll; the winner chooses when he moves all
+        his forces (his standing `army_initiative`): first, or after everybody else, who
+        move by their rolls [SR]. Within a player: early before late, then his priority
+        list, then state order."""
         players: list[str] = []
         for f in movers:
             if f.owner not in players:
@@ -369,7 +378,14 @@ class _Board:
                 for pid in players
             }
             players = self._rank(players, rolls, lambda p: p, "R6.1.1")
-        self.state = replace(self.state, initiative_winner=players[0])
+        winner = players[0]
+        self.state = replace(self.state, initiative_winner=winner)
+        if len(players) > 1:
+            po = self.state.orders.get(winner)
+            choice = po.army_initiative if po is not None else "first"
+            if choice == "last":  # R6.1.2: he compels the others to move all theirs first
+                players = [*players[1:], winner]
+            self.events.append(ArmyInitiativeChosen(winner, choice))
         rank = {pid: k for k, pid in enumerate(players)}
 
         def key(f: Force) -> tuple[int, int, tuple[int, int]]:
@@ -431,6 +447,8 @@ class _Board:
         reason = ""
         if self.state.scenario != "incursion":
             reason = "sacking exists only in the Incursion scenario"
+        elif not may_sack(self.state, f.owner):
+            reason = "only the Raiders carry off loot"
         elif h is None or h.sacked or h.owner != f.owner or h.original_owner == f.owner:
             reason = "the force does not stand on an enemy holding it captured (L-a)"
         elif f.status is Status.FULL_SPEED:

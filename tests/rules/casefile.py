@@ -13,7 +13,7 @@ from typing import Any
 from rules.battle import BattleResult
 from rules.codec import from_data, to_data
 from rules.dice import ScriptedDice
-from rules.orders import PlayerOrders
+from rules.orders import PlayerOrders, validate_orders
 from rules.turn import TurnOutcome, resolve_after_battles, resolve_turn
 from rules.types import CampaignState
 
@@ -91,6 +91,7 @@ class Case:
         return out1, out2, dice
 
     def check(self) -> None:
+        self.check_order_errors()
         out1, out2, dice = self.run()
         dice.assert_exhausted()
         expect = self.data.get("after", {})
@@ -99,6 +100,19 @@ class Case:
             [e.to_dict() for e in out2.events] if out2 else []
         )
         check_expectations(expect, final, out1, events)
+
+
+    def check_order_errors(self) -> None:
+        """`[after] order_errors = { player = ["code", ...] }`: what `validate_orders` says
+        of that player's orders on the starting state (an empty list: they are legal)."""
+        expected = self.data.get("after", {}).get("order_errors")
+        if expected is None:
+            return
+        state = load_state(self.data["before"])
+        orders = load_orders(self.data.get("orders", {}))
+        for pid, codes in expected.items():
+            got = [e.code for e in validate_orders(state, pid, orders[pid])]
+            assert got == codes, f"order_errors.{pid}: expected {codes}, got {got}"
 
 
 def _subset(expected: Any, actual: Any, where: str) -> None:

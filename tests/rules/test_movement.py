@@ -607,12 +607,15 @@ def test_a_countermarch_can_capture():
 
 
 def sack_state(status: Status = Status.PROBE, scenario: str | None = "incursion") -> CampaignState:
-    return campaign(
+    st = campaign(
         force("r1", "red", (1, 1), status),
         force("b1", "blue", (7, 4), Status.DEFEND),
         holdings=(Holding("v1", (1, 1), "red", "blue"),),
         scenario=scenario,
     )
+    # §11.6: only the Raiders carry off loot
+    roles = {"red": "raiders", "blue": "defenders"}
+    return replace(st, players=tuple(replace(p, role=roles[p.id]) for p in st.players))
 
 
 def test_sack_is_declared_before_moving_and_the_loot_travels():

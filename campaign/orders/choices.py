@@ -1,0 +1,75 @@
+"""The player's army-wide standing choices on the orders page (`campaign:orders-army`).
+
+Choices the rules give a player for his whole army rather than for one force, written in
+advance like every standing order: today, when he wins the initiative by army, whether he
+moves all his forces first or makes the others move first (R6.1.2). A plain form POST that
+redirects back to the orders page with a message, so it works without JavaScript.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_POST
+
+from campaign.access import campaign_viewer, require_player
+from campaign.errors import TurnNotOpen
+from campaign.orders.forms import status_error
+from campaign.orders.selectors import orders_page_get_for_player
+from campaign.orders.services import InvalidOrders, army_choices_save
+from campaign.selectors import turn_current
+
+ARMY_INITIATIVE_CHOICES = [
+    ("first", gettext_lazy("Move all my forces first")),
+    ("last", gettext_lazy("Make the other players move all their forces first")),
+]
+
+
+class ArmyChoicesForm(forms.Form):
+    army_initiative = forms.ChoiceField(
+        label=gettext_lazy("If I win the initiative by army (R6.1.2)"),
+        choices=ARMY_INITIATIVE_CHOICES,
+        widget=forms.RadioSelect,
+        initial="first",
+    )
+
+
+@require_POST
+def orders_army(request: HttpRequest, slug: str) -> HttpResponse:
+    """Save the army-wide choices; back to the orders page with what was done or why not."""
+    viewer = campaign_viewer(request, slug)
+    require_player(viewer)
+    page = orders_page_get_for_player(viewer=viewer, turn=turn_current(campaign=viewer.campaign))
+    back = reverse("campaign:orders", args=(viewer.campaign.slug,)) + "#orders-army"
+    form = ArmyChoicesForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose one of the two answers, then save."))
+        return HttpResponseRedirect(back)
+    try:
+        saved = army_choices_save(
+            player=page.player,
+            turn=page.turn,
+            choices={"army_initiative": form.cleaned_data["army_initiative"]},
+            user=viewer.user,
+        )
+    except TurnNotOpen:
+        messages.error(request, _("The turn is no longer open: your choice was not saved."))
+    except InvalidOrders as e:
+        for err in e.errors:
+            messages.error(request, status_error(page, err))
+    else:
+        if saved.was_confirmed:
+            messages.success(
+                request,
+                _(
+                    "Choice saved. Your orders were confirmed: this change set them back to "
+                    "saved. Confirm them again when you are done."
+                ),
+            )
+        else:
+            messages.success(request, _("Choice saved."))
+    return HttpResponseRedirect(back)

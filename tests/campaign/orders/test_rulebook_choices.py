@@ -1,0 +1,160 @@
+"""Decisions the rulebook gives a player, made on the orders page (issue 13): the winner of
+the initiative by army chooses when he moves (R6.1.2), only the Raiders are offered a sack
+(§11.6), and a force asking for Defend keeps a conditional path (R5.2, R6.4.4)."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from campaign.models import Campaign, Orders
+from campaign.selectors import turn_current
+from campaign.names import Names
+from campaign.sentences import event_sentence
+from campaign.turns.services import turn_close
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+ARMY = "If you win the initiative by army (R6.1.2)"
+
+
+def _url(campaign: Campaign, name: str, *args: str) -> str:
+    return reverse(f"campaign:{name}", args=[campaign.slug, *args])
+
+
+def _orders(campaign: Campaign, player: str) -> Orders | None:
+    return Orders.objects.filter(turn=turn_current(campaign=campaign), player__key=player).first()
+
+
+def _by_army(campaign: Campaign) -> None:
+    campaign.options = {**campaign.options, "initiative_method": "by-army"}
+    campaign.save(update_fields=["options"])
+
+
+def _force_data(**changes: str) -> dict[str, str]:
+    data = {
+        "change_to": "",
+        "path": "",
+        "zoc": "stop",
+        "countermarch": "never",
+        "countermarch_square": "",
+        "retreat_squares": "",
+        "initiative": "early",
+    }
+    data.update(changes)
+    return data
+
+
+# --- R6.1.2: the winner of the initiative by army chooses when he moves ------------------------
+
+
+def test_the_army_choice_is_offered_only_with_initiative_by_army(cast):
+    client = cast.client("side_a")
+    assert ARMY not in client.get(_url(cast.campaign, "orders")).content.decode()
+    _by_army(cast.campaign)
+    html = client.get(_url(cast.campaign, "orders")).content.decode()
+    assert ARMY in html
+    assert 'value="first" id="army-initiative-first" checked' in html  # the default
+    assert "Make the other players move all their forces first" in html
+
+
+def test_a_player_saves_his_army_choice_and_keeps_his_forces_orders(cast):
+    _by_army(cast.campaign)
+    client = cast.client("side_a")
+    before = _orders(cast.campaign, "raiders").data
+    response = client.post(_url(cast.campaign, "orders-army"), {"army_initiative": "last"})
+    assert response.status_code == 302
+    assert response["Location"].endswith("#orders-army")
+    after = _orders(cast.campaign, "raiders").data
+    assert after["army_initiative"] == "last"
+    assert after["forces"] == before["forces"]
+    html = client.get(response["Location"]).content.decode()
+    assert "Choice saved." in html
+    assert 'value="last" id="army-initiative-last" checked' in html
+
+
+def test_a_bad_army_choice_changes_nothing_and_says_why(cast):
+    _by_army(cast.campaign)
+    client = cast.client("side_a")
+    before = _orders(cast.campaign, "raiders").data
+    response = client.post(
+        _url(cast.campaign, "orders-army"), {"army_initiative": "whenever"}, follow=True
+    )
+    assert "Choose one of the two answers, then save." in response.content.decode()
+    assert _orders(cast.campaign, "raiders").data == before
+
+
+def test_the_army_choice_after_the_turn_closed_is_refused(cast):
+    _by_army(cast.campaign)
+    before = _orders(cast.campaign, "raiders").data
+    turn_close(turn=turn_current(campaign=cast.campaign), seed=7)
+    response = cast.client("side_a").post(
+        _url(cast.campaign, "orders-army"), {"army_initiative": "last"}, follow=True
+    )
+    assert "The turn is no longer open: your choice was not saved." in response.content.decode()
+    assert _orders(cast.campaign, "raiders").data == before
+
+
+@pytest.mark.parametrize(
+    ("who", "status"), [("gm", 403), ("observer", 403), ("outsider", 404), ("anonymous", 302)]
+)
+def test_only_a_player_saves_an_army_choice(cast, who, status):
+    _by_army(cast.campaign)
+    before = _orders(cast.campaign, "raiders").data
+    response = cast.client(who).post(_url(cast.campaign, "orders-army"), {"army_initiative": "last"})
+    assert response.status_code == status
+    assert _orders(cast.campaign, "raiders").data == before
+
+
+def test_the_report_names_the_winners_choice():
+    names = Names([], sides={}, everything=True)
+    text = event_sentence(
+        {"type": "ArmyInitiativeChosen", "player_id": "raiders", "choice": "last"}, names
+    )
+    assert "won the initiative by army and made the others move all their forces" in text
+    assert "(R6.1.2)" in text
+
+
+# --- §11.6: only the Raiders carry off loot -----------------------------------------------------
+
+
+def test_only_the_raiders_are_offered_a_sack(cast):
+    raider = cast.client("side_a").get(_url(cast.campaign, "orders-force", "r2"), headers=HTMX)
+    assert "Sack the captured holding it stands on" in raider.content.decode()
+    defender = cast.client("side_b").get(_url(cast.campaign, "orders-force", "d2"), headers=HTMX)
+    assert "Sack the captured holding it stands on" not in defender.content.decode()
+
+
+def test_a_defender_sack_is_refused_in_plain_words(cast):
+    client = cast.client("side_b")
+    before = _orders(cast.campaign, "defenders")
+    response = client.post(
+        _url(cast.campaign, "orders-force", "d2"), _force_data(sack="on"), headers=HTMX
+    )
+    assert "Only the Raiders carry off loot (§11.6)." in response.content.decode()
+    after = _orders(cast.campaign, "defenders")
+    assert (after.data if after else None) == (before.data if before else None)
+
+
+# --- R5.2 / R6.4.4: a force asking for Defend keeps a conditional path --------------------------
+
+
+def test_a_force_asking_for_defend_may_draw_a_conditional_path(cast):
+    client = cast.client("side_a")  # r2, Hakon's Warband, on Probe at (2, 4)
+    html = client.post(
+        _url(cast.campaign, "orders-path", "r2"),
+        _force_data(change_to="defend", x="3", y="4"),
+        headers=HTMX,
+    ).content.decode()
+    assert 'name="path" value="3,4"' in html
+    assert "followed only if the force test fails and leaves it under a reaction" in html
+    response = client.post(
+        _url(cast.campaign, "orders-force", "r2"),
+        _force_data(change_to="defend", path="3,4", countermarch="always"),
+        headers=HTMX,
+    )
+    assert "Forces on Defend or Shattered cannot countermarch" not in response.content.decode()
+    saved = _orders(cast.campaign, "raiders").data["forces"]["r2"]
+    assert saved["change_to"] == "defend"
+    assert saved["path"] == [[3, 4]] and saved["countermarch"] == "always"
