@@ -285,9 +285,7 @@ def _sack_errors(
         ]
     if not may_sack(state, force.owner):
         return [
-            OrderError(
-                fid, "sack-raiders-only", "Only the Raiders carry off loot (§11.6).", "sack"
-            )
+            OrderError(fid, "sack-raiders-only", "Only the Raiders carry off loot (§11.6).", "sack")
         ]
     if h is None or h.owner != force.owner or h.original_owner == force.owner:
         return [

@@ -101,7 +101,6 @@ class Case:
         )
         check_expectations(expect, final, out1, events)
 
-
     def check_order_errors(self) -> None:
         """`[after] order_errors = { player = ["code", ...] }`: what `validate_orders` says
         of that player's orders on the starting state (an empty list: they are legal)."""

@@ -8,8 +8,8 @@ import pytest
 from django.urls import reverse
 
 from campaign.models import Campaign, Orders
-from campaign.selectors import turn_current
 from campaign.names import Names
+from campaign.selectors import turn_current
 from campaign.sentences import event_sentence
 from campaign.turns.services import turn_close
 
@@ -102,7 +102,9 @@ def test_the_army_choice_after_the_turn_closed_is_refused(cast):
 def test_only_a_player_saves_an_army_choice(cast, who, status):
     _by_army(cast.campaign)
     before = _orders(cast.campaign, "raiders").data
-    response = cast.client(who).post(_url(cast.campaign, "orders-army"), {"army_initiative": "last"})
+    response = cast.client(who).post(
+        _url(cast.campaign, "orders-army"), {"army_initiative": "last"}
+    )
     assert response.status_code == status
     assert _orders(cast.campaign, "raiders").data == before
 
