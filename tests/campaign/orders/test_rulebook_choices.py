@@ -12,6 +12,7 @@ from campaign.names import Names
 from campaign.selectors import turn_current
 from campaign.sentences import event_sentence
 from campaign.turns.services import turn_close
+from tests.campaign.orders.test_orders_page import _force_data
 
 pytestmark = pytest.mark.django_db
 
@@ -30,20 +31,6 @@ def _orders(campaign: Campaign, player: str) -> Orders | None:
 def _by_army(campaign: Campaign) -> None:
     campaign.options = {**campaign.options, "initiative_method": "by-army"}
     campaign.save(update_fields=["options"])
-
-
-def _force_data(**changes: str) -> dict[str, str]:
-    data = {
-        "change_to": "",
-        "path": "",
-        "zoc": "stop",
-        "countermarch": "never",
-        "countermarch_square": "",
-        "retreat_squares": "",
-        "initiative": "early",
-    }
-    data.update(changes)
-    return data
 
 
 # --- R6.1.2: the winner of the initiative by army chooses when he moves ------------------------
