@@ -10,4 +10,9 @@ class CampaignConfig(AppConfig):
         # receivers: the turn's state machine listens for what battles and orders announce.
         # tasks: the turn's services queue them by name, so every process (the web one too,
         # where Celery's autodiscovery never runs) must have them registered.
+        # the campaign export carries the set-up rolls (campaign.exchange.parts)
+        from campaign.exchange.parts import part_register
+        from campaign.setup.rolls import PART
         from campaign.turns import receivers, tasks  # noqa: F401
+
+        part_register(PART)

@@ -547,3 +547,36 @@ class Invitation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.campaign} · {self.get_role_display()}"
+
+
+class SetupRoll(models.Model):
+    """A die of the set-up rolled on the web (the climate, the season, who chooses his
+    territory, who places his holdings first), kept with its seed and ledger so that everyone
+    sees it and it can be replayed."""
+
+    class Kind(models.TextChoices):
+        CLIMATE = "climate", _("Climate zone (R4.1.1)")
+        SEASON = "season", _("Season (R4.1.2)")
+        TERRITORY = "territory", _("Choice of territory (R2.2.3)")
+        PLACEMENT = "placement", _("Order of holding placement (R2.3.1)")
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="setup_rolls")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    rule = models.CharField(max_length=20)
+    seed = models.BigIntegerField()
+    # the players rolling against each other (R2.2.3, R2.3.1), in the order they rolled
+    players = models.JSONField(default=list)
+    ledger = models.JSONField(default=list)
+    result = models.CharField(max_length=100)
+    made_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    made_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["made_at", "pk"]
+        verbose_name = _("set-up roll")
+        verbose_name_plural = _("set-up rolls")
+
+    def __str__(self) -> str:
+        return f"{self.campaign} · {self.get_kind_display()}: {self.result}"

@@ -15,6 +15,7 @@ from campaign.reports import views as reports
 from campaign.setup.views import map as setup_map
 from campaign.setup.views import pages as setup
 from campaign.setup.views import players, rosters
+from campaign.setup.views import rolls as setup_rolls
 from campaign.turns import views as turns
 
 app_name = "campaign"
@@ -79,6 +80,7 @@ urlpatterns += [
         name="setup-holding-remove",
     ),
     path(f"{C}setup/options/", setup.setup_options, name="setup-options"),
+    path(f"{C}setup/rolls/<slug:kind>/", setup_rolls.setup_roll, name="setup-roll"),
     path(f"{C}setup/players/", players.setup_players, name="setup-players"),
     path(f"{C}setup/sides/add/", players.setup_side_add, name="setup-side-add"),
     path(f"{C}setup/sides/<key:key>/delete/", players.setup_side_delete, name="setup-side-delete"),

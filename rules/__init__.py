@@ -42,6 +42,7 @@ from rules.setup.forces import validate_force_organisation
 from rules.setup.holdings import RACE_HOLDING_TERRAIN, chebyshev, validate_holding_placement
 from rules.setup.problems import SetupError, SetupProblem
 from rules.setup.references import validate_state_references
+from rules.setup.rolls import SEASON_FIXED, climate_roll, opposed_roll, season_roll
 from rules.setup.terrain_attrition import ATTRITION_FORMULAS
 from rules.setup.territory import Thirds, territory_thirds, territory_zones
 from rules.tables import HOLDING_FEATURES
@@ -125,6 +126,7 @@ __all__ = [
     "ReinforcementRequest",
     "RollRecord",
     "RulesError",
+    "SEASON_FIXED",
     "Scenario",
     "ScriptedDice",
     "Season",
@@ -147,6 +149,7 @@ __all__ = [
     "battle_input_from_state",
     "battle_result",
     "chebyshev",
+    "climate_roll",
     "defend_is_conditional",
     "derive_seed",
     "force_test_modifiers",
@@ -158,8 +161,10 @@ __all__ = [
     "load_scenario",
     "may_sack",
     "odds_pool",
+    "opposed_roll",
     "resolve_after_battles",
     "resolve_turn",
+    "season_roll",
     "seen_force",
     "tactical_resolve",
     "tactical_simulate",

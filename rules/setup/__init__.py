@@ -2,6 +2,7 @@
 
 - problems: `SetupError`, `SetupProblem` (validations return problems as data)
 - forces (R2.5), sea_folk (R6.11.6): force organisation
+- rolls (R2.2.3, R2.3.1, R4.1): the dice of the set-up
 - territory (R2.2), holdings (R2.3), references (state ids), incursion (§11.2): the map
 - battle_clock (R7.2), italian (R7.3.6), unit_orders (§10): aids for the battle table
 - terrain_attrition (§6.10), naval (§6.11): movement calculators
@@ -44,6 +45,7 @@ from rules.setup.italian import italian_draw_threshold
 from rules.setup.naval import WIND_TABLE, NavalMovementResult, Waters, naval_movement, naval_squares
 from rules.setup.problems import SetupError, SetupProblem
 from rules.setup.references import validate_state_references
+from rules.setup.rolls import SEASON_FIXED, climate_roll, opposed_roll, season_roll
 from rules.setup.sea_folk import SEA_FOLK_FOOT, SeaFolkForce, validate_sea_folk_force
 from rules.setup.terrain_attrition import (
     ATTRITION_FORMULAS,
@@ -81,6 +83,7 @@ __all__ = [
     "NIGHT_SEGMENTS",
     "NavalMovementResult",
     "RACE_HOLDING_TERRAIN",
+    "SEASON_FIXED",
     "SEA_FOLK_FOOT",
     "SeaFolkForce",
     "SetupError",
@@ -95,13 +98,16 @@ __all__ = [
     "attrition_losses",
     "battle_turn_count",
     "chebyshev",
+    "climate_roll",
     "clock_segment",
     "holding_spacing_ok",
     "incursion_points",
     "italian_draw_threshold",
     "naval_movement",
     "naval_squares",
+    "opposed_roll",
     "race_key",
+    "season_roll",
     "segment_name",
     "terrain_attrition",
     "territory_thirds",

@@ -235,6 +235,7 @@ EXPECT: dict[str, dict[str, Any]] = {
     "campaign:start": {"GET": NOBODY, "POST": NOBODY},
     # every member reads the options; only the GM changes them, during set-up
     "campaign:setup-options": {"GET": MEMBERS, "POST": NOBODY},
+    "campaign:setup-roll": {"GET": GET_ONLY, "POST": NOBODY},
     # invitations stay the GM's after the start; an empty form is refused (400); withdrawing
     # one takes no form (302)
     "campaign:invite": {"GET": GM_ONLY, "POST": row(400, 403, 403, 403)},
@@ -519,6 +520,8 @@ def _kwargs(world: World, target: Target) -> dict[str, Any]:
                 raise AssertionError(f"no concrete argument for {p!r} of {target.name}: add one")
         elif p == "number":
             out[p] = 1
+        elif p == "kind":  # a set-up roll
+            out[p] = "climate"
         elif p in FORCE_PARAMS:
             out[p] = "r2" if target.variant == "side_a force" else "d2"
         elif p in TOKEN_PARAMS:

@@ -33,6 +33,7 @@ from campaign.setup.views.pages import (
     refusal_show,
     require_setup,
 )
+from campaign.setup.views.roll_panel import Kind, rolls_panel
 
 
 def setup_map_model(
@@ -276,6 +277,7 @@ def setup_territory(request: HttpRequest, slug: str) -> HttpResponse:
             "y": setup.thirds_describe(campaign, "y"),
         },
         map=setup_map_model(viewer),
+        rolls=rolls_panel(viewer, (Kind.TERRITORY,)),
     )
     return render(request, "campaign/setup_territory.html", context, status=status)
 
@@ -346,6 +348,7 @@ def setup_holdings(request: HttpRequest, slug: str) -> HttpResponse:
         holdings=holdings,
         removable={p.key for p in players},
         map=setup_map_model(viewer, selected=picked, pick="holding-form"),
+        rolls=rolls_panel(viewer, (Kind.PLACEMENT,)),
     )
     return render(request, "campaign/setup_holdings.html", context, status=status)
 

@@ -28,6 +28,7 @@ from campaign.models import Campaign, Membership, Player
 from campaign.setup import services as setup
 from campaign.setup.forms import NewCampaignForm, OptionsForm
 from campaign.setup.options import OPTION_SPECS, OptionSpec, options_update
+from campaign.setup.views.roll_panel import Kind, rolls_panel
 
 # --- what every set-up page shares -----------------------------------------------------------
 
@@ -154,7 +155,14 @@ def setup_options(request: HttpRequest, slug: str) -> HttpResponse:
                 "default": _option_display(spec, spec.default),
             }
         )
-    context = page(viewer, _("Options"), form=form, rows=rows, editable=editable)
+    context = page(
+        viewer,
+        _("Options"),
+        form=form,
+        rows=rows,
+        editable=editable,
+        rolls=rolls_panel(viewer, (Kind.CLIMATE, Kind.SEASON)),
+    )
     return render(request, "campaign/setup_options.html", context, status=status)
 
 
