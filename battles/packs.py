@@ -205,6 +205,8 @@ class ForceLine:
     works_quota: int
     units: list[UnitLine]
     people: list[PersonLine]
+    leaders: tuple[tuple[str, int], ...] = ()  # (name, CV) of each general, for §10
+    commands: int = 0
 
 
 @dataclass(frozen=True)
@@ -435,6 +437,12 @@ def _force_line(
         works_quota=int(bf.get("works_quota", 0)),
         units=units,
         people=persons,
+        leaders=tuple(
+            (roster.member_name(c.general.id), c.general.cv)
+            for c in (force.commands if force is not None else ())
+            if c.general is not None
+        ),
+        commands=len(force.commands) if force is not None else 0,
     )
 
 

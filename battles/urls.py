@@ -3,7 +3,7 @@ action on a battle's result has its own URL, `<key>/result/<action>/`."""
 
 from django.urls import path
 
-from battles.views import history, odds, pack, result
+from battles.views import history, odds, pack, result, unit_orders
 
 app_name = "battles"
 
@@ -13,6 +13,7 @@ urlpatterns = [
     path("<slug:key>/", history.detail, name="detail"),
     path("<slug:key>/pack/", pack.pack, name="pack"),
     path("<slug:key>/odds/", odds.odds, name="odds"),
+    path("<slug:key>/unit-orders/", unit_orders.unit_orders, name="unit-orders"),
     path("<slug:key>/result/", result.result, name="result"),
     path("<slug:key>/result/photos/<int:pk>/", result.photo, name="result-photo"),
     path("<slug:key>/result/preview/", result.result_preview, name="result-preview"),

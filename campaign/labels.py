@@ -327,6 +327,20 @@ ROLL_REASON: Mapping[str, Any] = {
     "unfavourable light": gettext_lazy("unfavourable light"),
     "good omens": gettext_lazy("good omens"),
     "bad omens": gettext_lazy("bad omens"),
+    # the unit-orders method's tests (R10.2, R10.3)
+    "leader's promise kept": gettext_lazy("the leader's promise kept"),
+    "leader's promise not yet kept": gettext_lazy("the leader's promise not yet kept"),
+    "a unit has routed": gettext_lazy("a unit has routed"),
+    "a unit was destroyed": gettext_lazy("a unit was destroyed"),
+    "leader dead or fled": gettext_lazy("the leader dead or fled"),
+    "unit quality (FW core)": gettext_lazy("the unit's quality (FW core)"),
+    "unit is fanatic": gettext_lazy("the unit is Fanatic"),
+    "delivered by the leader": gettext_lazy("delivered by the leader"),
+    "delivered by a Messenger": gettext_lazy("delivered by a Messenger"),
+    "different race from the deliverer": gettext_lazy("of another race than the deliverer"),
+    "unit is disorganised": gettext_lazy("the unit is disorganised"),
+    "unit is subject to reactions": gettext_lazy("the unit is subject to reactions"),
+    "unit has no Leader (Capo)": gettext_lazy("the unit has no Leader (Capo)"),
 }
 FIGURE_FATE: Mapping[str, Any] = {  # one die of a wounded (R8.1) or deserter (R8.2) check
     "recovered": gettext_lazy("recovered"),
@@ -356,6 +370,11 @@ def _low(table: Mapping[str, Any], value: str) -> str:
 
 
 _REASONS: tuple[tuple[re.Pattern[str], Any], ...] = (
+    (
+        re.compile(r"(?P<n>\d+) talisman\(s\) working"),
+        lambda m: ngettext("%(n)d talisman working", "%(n)d talismans working", _n(m))
+        % {"n": _n(m)},
+    ),
     (re.compile(r"(?P<t>friendly|enemy|neutral) territory"), lambda m: label(TERRITORY, m["t"])),
     (
         re.compile(r"force is (?P<s>[a-z-]+)"),

@@ -43,6 +43,7 @@ from rules.setup.holdings import RACE_HOLDING_TERRAIN, chebyshev, validate_holdi
 from rules.setup.problems import SetupError, SetupProblem
 from rules.setup.references import validate_state_references
 from rules.setup.rolls import SEASON_FIXED, climate_roll, opposed_roll, season_roll
+from rules.setup.unit_orders import UnitOrder, unit_order_test, unit_orders_command_test
 from rules.setup.terrain_attrition import ATTRITION_FORMULAS
 from rules.setup.territory import Thirds, territory_thirds, territory_zones
 from rules.tables import HOLDING_FEATURES
@@ -143,6 +144,7 @@ __all__ = [
     "TurnOutcome",
     "Unit",
     "UnitLoss",
+    "UnitOrder",
     "Weather",
     "ZocPolicy",
     "battle_input_from_data",
@@ -171,6 +173,8 @@ __all__ = [
     "territory_thirds",
     "territory_zones",
     "to_data",
+    "unit_order_test",
+    "unit_orders_command_test",
     "validate_force_organisation",
     "validate_holding_placement",
     "validate_orders",

@@ -282,6 +282,8 @@ EXPECT: dict[str, dict[str, Any]] = {
     "battles:pack[battle]": {"GET": row(200, 200, 200, 404), "POST": GET_ONLY},
     # the tactical engine's odds of the battle: whoever sees the battle (the pack's rule)
     "battles:odds[battle]": {"GET": row(200, 200, 200, 404), "POST": GET_ONLY},
+    # the unit-orders calculators (§10) read nothing the pack does not show: the pack's rule
+    "battles:unit-orders[battle]": {"GET": row(200, 200, 200, 404), "POST": GET_ONLY},
     # the result page and its actions, one URL each: the battle's players enter and confirm,
     # the GM settles. Empty POSTs: the live check shows the empty form (200) while the battle
     # waits; entering nothing, overriding without a note or giving no resolver or photo is
