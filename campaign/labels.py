@@ -372,8 +372,9 @@ def _low(table: Mapping[str, Any], value: str) -> str:
 _REASONS: tuple[tuple[re.Pattern[str], Any], ...] = (
     (
         re.compile(r"(?P<n>\d+) talisman\(s\) working"),
-        lambda m: ngettext("%(n)d talisman working", "%(n)d talismans working", _n(m))
-        % {"n": _n(m)},
+        lambda m: (
+            ngettext("%(n)d talisman working", "%(n)d talismans working", _n(m)) % {"n": _n(m)}
+        ),
     ),
     (re.compile(r"(?P<t>friendly|enemy|neutral) territory"), lambda m: label(TERRITORY, m["t"])),
     (

@@ -66,9 +66,13 @@ def renders(*kinds: str) -> Callable[[Renderer], Renderer]:
     return register
 
 
-@renders("WeatherRolled")
+@renders("WeatherRolled", "WeatherShifted")
 def _weather(e: EventData, n: Names) -> str:
     values = {"weather": label(WEATHER_PHRASE, e.get("weather")), "total": e.get("total")}
+    if "weather_to" in e:  # R4.4.3: a Wizard's spell on his own force's march
+        was, now = (label(WEATHER_PHRASE, e.get(k)) for k in ("weather_from", "weather_to"))
+        text = _("The Wizard of %(force)s turns its weather from %(was)s to %(now)s (R4.4.3).")
+        return text % {"force": n.force(e.get("force_id")), "was": was, "now": now}
     if e.get("force_id"):
         values["force"] = n.force(e["force_id"])
         return _("The weather for %(force)s is %(weather)s (total %(total)s).") % values

@@ -32,6 +32,7 @@ from rules.orders import (
     ReinforcementRequest,
     ZocPolicy,
     defend_is_conditional,
+    has_weather_magic,
     legal_moves,
     may_sack,
     validate_orders,
@@ -43,9 +44,9 @@ from rules.setup.holdings import RACE_HOLDING_TERRAIN, chebyshev, validate_holdi
 from rules.setup.problems import SetupError, SetupProblem
 from rules.setup.references import validate_state_references
 from rules.setup.rolls import SEASON_FIXED, climate_roll, opposed_roll, season_roll
-from rules.setup.unit_orders import UnitOrder, unit_order_test, unit_orders_command_test
 from rules.setup.terrain_attrition import ATTRITION_FORMULAS
 from rules.setup.territory import Thirds, territory_thirds, territory_zones
+from rules.setup.unit_orders import UnitOrder, unit_order_test, unit_orders_command_test
 from rules.tables import HOLDING_FEATURES
 from rules.tactical import (
     BattleInput,
@@ -159,6 +160,7 @@ __all__ = [
     "from_data",
     "generate_campaign",
     "generate_orders",
+    "has_weather_magic",
     "legal_moves",
     "load_scenario",
     "may_sack",

@@ -42,6 +42,16 @@ class WeatherRolled(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class WeatherShifted(Event):
+    """R4.4.3: a force's Wizard moved the weather of its own movement (not the map's)."""
+
+    force_id: str
+    weather_from: str
+    weather_to: str
+    rule: str = "R4.4.3"
+
+
+@dataclass(frozen=True, slots=True)
 class SnowFell(Event):
     levels: int
     total_levels: int

@@ -20,6 +20,7 @@ from rules.types import (
     Force,
     General,
     Individual,
+    IndividualKind,
     Speciality,
     Status,
     Unit,
@@ -50,6 +51,9 @@ class ForceOrders:
     flank_attack: bool = False  # attack a countermarching force in our ZOC (§7.10.4)
     ambush: bool = False  # Defend force ambushes a Full Speed force entering its ZOC (§7.10.5)
     initiative: str = "early"  # R6.1.5 standing preference: early / late
+    # R4.4.3: the force's Wizard moves the weather of its own movement one row of the R4.2
+    # table: −1 toward fine, +1 toward the storm (A-17: one clock period = one row)
+    weather_shift: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +223,43 @@ def _validate_force(state: CampaignState, force: Force, fo: ForceOrders) -> list
         *_countermarch_errors(state, force.id, fo, moving),
         *_retreat_errors(state, force.id, fo),
         *_preference_errors(force.id, fo, effective),
+        *_weather_shift_errors(state, force, fo),
     ]
+
+
+def has_weather_magic(state: CampaignState, force: Force) -> bool:
+    """R4.4.1: a force's Wizard may alter its weather, when the campaign rolls any (§4; the
+    Incursion has no weather phase, R3.1)."""
+    return (
+        state.options.weather_phase
+        and state.scenario != "incursion"
+        and any(i.kind is IndividualKind.WIZARD for i in force.individuals)
+    )
+
+
+def _weather_shift_errors(state: CampaignState, force: Force, fo: ForceOrders) -> list[OrderError]:
+    if not fo.weather_shift:
+        return []
+    if fo.weather_shift not in (-1, 1):
+        return [
+            OrderError(
+                force.id,
+                "bad-weather-shift",
+                "A Wizard moves the weather one row, better or worse (R4.4.1, A-17).",
+                "weather_shift",
+            )
+        ]
+    if not has_weather_magic(state, force):
+        return [
+            OrderError(
+                force.id,
+                "weather-shift-no-wizard",
+                "Only a force with a Wizard may change its weather, in a campaign with the "
+                "weather phase (R4.4.1).",
+                "weather_shift",
+            )
+        ]
+    return []
 
 
 def defend_is_conditional(force: Force, fo: ForceOrders) -> bool:

@@ -63,6 +63,13 @@ INITIATIVE_CHOICES = [
 ]
 
 
+WEATHER_SHIFT_CHOICES = [
+    ("0", gettext_lazy("No spell")),
+    ("-1", gettext_lazy("One row better (toward fine weather)")),
+    ("1", gettext_lazy("One row worse (toward the storm)")),
+]
+
+
 class ForceOrdersForm(forms.Form):
     """One force's standing orders (rules.orders.ForceOrders) as a form."""
 
@@ -113,6 +120,12 @@ class ForceOrdersForm(forms.Form):
         label=gettext_lazy("Ambush a Full Speed force entering its zone (Defend only, §7.10.5)"),
         required=False,
     )
+    weather_shift = forms.ChoiceField(
+        label=gettext_lazy("Its Wizard's weather spell, for its own movement (R4.4.3)"),
+        choices=WEATHER_SHIFT_CHOICES,
+        required=False,
+        initial="0",
+    )
 
     def __init__(self, *args: Any, force_key: str = "", **kwargs: Any) -> None:
         # several forces' editors can be open on one page: their ids must differ
@@ -147,6 +160,7 @@ class ForceOrdersForm(forms.Form):
             flank_attack=d["flank_attack"],
             ambush=d["ambush"],
             initiative=d["initiative"],
+            weather_shift=int(d.get("weather_shift") or 0),
         )
 
     @staticmethod
@@ -165,6 +179,7 @@ class ForceOrdersForm(forms.Form):
             "sack": fo.sack,
             "flank_attack": fo.flank_attack,
             "ambush": fo.ambush,
+            "weather_shift": str(fo.weather_shift),
         }
 
     @staticmethod
@@ -245,6 +260,11 @@ def order_error_message(err: OrderError, fo: ForceOrders, card: ForceCard, scena
         ),
         "ambush-needs-defend": _("Only a force on Defend can lay an ambush (§7.10.5)."),
         "bad-initiative": _("The initiative preference must be early or late (R6.1.5)."),
+        "bad-weather-shift": _("A Wizard moves the weather one row, better or worse (R4.4.1)."),
+        "weather-shift-no-wizard": _(
+            "Only a force with a Wizard may change its weather, in a campaign with the weather "
+            "phase (R4.4.1)."
+        ),
         "not-your-force": _("This force is not yours."),
         "unknown-force": _("There is no such force."),
         "player-out": _("You have surrendered: you can no longer give orders."),

@@ -34,6 +34,7 @@ from rules import (
     Territory,
     force_test_modifiers,
     force_test_pass_probability,
+    has_weather_magic,
     legal_moves,
     may_sack,
     validate_orders,
@@ -102,6 +103,7 @@ class ForceCard(ForceFacts):
     orders: ForceOrders | None  # as saved
     legal: frozenset[Coord]  # squares a path may use this turn (rules.orders.legal_moves)
     enemies: tuple[EnemyChoice, ...] = ()  # visible enemy forces, nearest first
+    weather_magic: bool = False  # its Wizard may shift its weather (R4.4.3)
 
     @property
     def status(self) -> Status:
@@ -149,6 +151,7 @@ def force_cards_list_for_player(
             snow=_snow(state, f.square),
             orders=orders.for_force(f.id),
             legal=frozenset(legal_moves(state, f)),
+            weather_magic=has_weather_magic(state, f),
         )
         for f in state.forces
         if f.owner == player_key

@@ -47,6 +47,7 @@ from rules.orders import (
 )
 from rules.phases.battle_pack import build_pack
 from rules.phases.common import remove_force
+from rules.phases.weather import movement_weather
 from rules.types import CampaignState, Coord, Force, Status, Territory, Weather, evolve
 
 
@@ -196,7 +197,7 @@ class _Board:
         return po.forces.get(fid) if po is not None else None
 
     def storm_held(self, fid: str) -> bool:
-        return self.state.weather_for(fid) is Weather.STORM  # R4.2 table, row 6
+        return movement_weather(self.state, fid) is Weather.STORM  # R4.2 table, row 6
 
     # --- the phase ----------------------------------------------------------------------------
     def run(self) -> tuple[CampaignState, list[Event]]:
@@ -413,7 +414,7 @@ class _Board:
         if f.status is Status.DEFEND:  # R6.4.4: never moves, no roll
             self._capture(fid)
             return
-        weather = self.state.weather_for(fid)
+        weather = movement_weather(self.state, fid)  # R4.4.3: its Wizard's shift
         if weather is Weather.STORM:  # R4.2 storm: no movement, no countermarch
             self.events.append(ForceHeldByStorm(fid))
             self._capture(fid)

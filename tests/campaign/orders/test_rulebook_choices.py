@@ -147,3 +147,49 @@ def test_a_force_asking_for_defend_may_draw_a_conditional_path(cast):
     saved = _orders(cast.campaign, "raiders").data["forces"]["r2"]
     assert saved["change_to"] == "defend"
     assert saved["path"] == [[3, 4]] and saved["countermarch"] == "always"
+
+
+# --- R4.4.3: a force's Wizard shifts the weather of its own march --------------------------------
+
+SPELL = "weather spell, for its own movement (R4.4.3)"
+
+
+def _wizard_campaign(campaign: Campaign) -> None:
+    """The demo without its Incursion (which has no weather, R3.1), with the weather phase on.
+    Old Hrothgar is the Red Riders' (r1) Wizard; r3 has none."""
+    campaign.scenario = ""
+    campaign.options = {**campaign.options, "weather_phase": True}
+    campaign.save(update_fields=["scenario", "options"])
+
+
+def test_a_wizards_force_is_offered_the_weather_spell_and_saves_it(cast):
+    client = cast.client("side_a")
+    editor = _url(cast.campaign, "orders-force", "r1")
+    assert SPELL not in client.get(editor, headers=HTMX).content.decode()  # Incursion: none
+    _wizard_campaign(cast.campaign)
+    assert SPELL in client.get(editor, headers=HTMX).content.decode()
+    assert (
+        SPELL
+        not in client.get(_url(cast.campaign, "orders-force", "r3"), headers=HTMX).content.decode()
+    )
+    response = client.post(editor, _force_data(weather_shift="-1"), headers=HTMX)
+    assert response.status_code == 200
+    saved = _orders(cast.campaign, "raiders").data["forces"]["r1"]
+    assert saved["weather_shift"] == -1
+    assert (
+        "its Wizard betters its weather"
+        in client.get(_url(cast.campaign, "orders")).content.decode()
+    )
+
+
+def test_a_force_without_a_wizard_is_refused_the_spell_in_words(cast):
+    _wizard_campaign(cast.campaign)
+    client = cast.client("side_a")
+    response = client.post(
+        _url(cast.campaign, "orders-force", "r3"), _force_data(weather_shift="1"), headers=HTMX
+    )
+    html = response.content.decode()
+    assert "Only a force with a Wizard may change its weather" in html
+    assert "weather-shift-no-wizard" not in html
+    saved = (_orders(cast.campaign, "raiders").data or {}).get("forces", {}).get("r3", {})
+    assert saved.get("weather_shift", 0) == 0
