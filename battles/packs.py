@@ -19,6 +19,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from battles.features import FeatureLine, feature_line
 from battles.models import Battle
 from battles.roster import SIDE_KEYS
 from campaign import adapters
@@ -258,6 +259,7 @@ class PackSheet:
     rolls: list[RollView]  # every die of the pack: scenery, then ammunition
     people: People = field(repr=False)
     roster: BattleNames = field(repr=False)
+    holding_feature: FeatureLine | None = None  # R2.4: the feature of the holding fought over
 
     def side(self, letter: str) -> SideLine | None:
         return next((s for s in self.sides if s.letter == letter), None)
@@ -342,6 +344,9 @@ def _sheet(
         rolls=[roll_view(e) for e in sorted(rolls, key=lambda e: int(e.get("seq", 0)))],
         people=people,
         roster=roster,
+        holding_feature=feature_line(
+            battle.campaign_id, pack.get("holding_feature") or {}, people.players
+        ),
     )
 
 

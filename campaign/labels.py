@@ -183,6 +183,14 @@ HOLDING_FEATURE: Mapping[str, Any] = {  # R2.3.5 special features of a holding
     "city": gettext_lazy("City"),
     "mine": gettext_lazy("Precious-metal mine"),
 }
+RELIC: Mapping[str, Any] = {  # R2.4 a Burial Mound's relic (1D6)
+    "sacred-sword": gettext_lazy("the Sacred Sword (Ars Arcana 3.16.3)"),
+    "sacred-spear": gettext_lazy("the Sacred Spear (Ars Arcana 3.16.4)"),
+    "sacred-armour": gettext_lazy("the Sacred Armour (Ars Arcana 3.16.5)"),
+    "sacred-shield": gettext_lazy("the Sacred Shield (Ars Arcana 3.16.6)"),
+    "sacred-helm": gettext_lazy("the Sacred Helm (Ars Arcana 3.16.7)"),
+    "sacred-magic-armour": gettext_lazy("the Sacred Magic Armour (Ars Arcana ch. 6)"),
+}
 OUTCOME: Mapping[str, Any] = {  # a side's battle outcome (§7.3)
     Outcome.WON: gettext_lazy("Won"),
     Outcome.STALEMATE: gettext_lazy("Stalemate"),

@@ -559,6 +559,7 @@ class SetupRoll(models.Model):
         SEASON = "season", _("Season (R4.1.2)")
         TERRITORY = "territory", _("Choice of territory (R2.2.3)")
         PLACEMENT = "placement", _("Order of holding placement (R2.3.1)")
+        FEATURE = "feature", _("Feature of a holding (R2.4)")
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="setup_rolls")
     kind = models.CharField(max_length=20, choices=Kind.choices)
@@ -566,8 +567,10 @@ class SetupRoll(models.Model):
     seed = models.BigIntegerField()
     # the players rolling against each other (R2.2.3, R2.3.1), in the order they rolled
     players = models.JSONField(default=list)
+    target = models.CharField(max_length=50, blank=True)  # the holding of a feature roll
     ledger = models.JSONField(default=list)
     result = models.CharField(max_length=100)
+    detail = models.CharField(max_length=100, blank=True)  # a Burial Mound's relic (R2.4)
     made_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )

@@ -43,7 +43,14 @@ from rules.setup.forces import validate_force_organisation
 from rules.setup.holdings import RACE_HOLDING_TERRAIN, chebyshev, validate_holding_placement
 from rules.setup.problems import SetupError, SetupProblem
 from rules.setup.references import validate_state_references
-from rules.setup.rolls import SEASON_FIXED, climate_roll, opposed_roll, season_roll
+from rules.setup.rolls import (
+    BURIAL_MOUND_RELICS,
+    SEASON_FIXED,
+    climate_roll,
+    holding_feature_roll,
+    opposed_roll,
+    season_roll,
+)
 from rules.setup.terrain_attrition import ATTRITION_FORMULAS
 from rules.setup.territory import Thirds, territory_thirds, territory_zones
 from rules.setup.unit_orders import UnitOrder, unit_order_test, unit_orders_command_test
@@ -95,6 +102,7 @@ __all__ = [
     "SEEN_MIX",
     "BattleInput",
     "BattlePack",
+    "BURIAL_MOUND_RELICS",
     "BattleResult",
     "CampaignState",
     "Climate",
@@ -161,6 +169,7 @@ __all__ = [
     "generate_campaign",
     "generate_orders",
     "has_weather_magic",
+    "holding_feature_roll",
     "legal_moves",
     "load_scenario",
     "may_sack",

@@ -68,6 +68,10 @@ class BattlePack:
     gr_modifiers: Mapping[int, int] = field(default_factory=dict)  # R7.9.12 hour → modifier
     max_turns: int = 12
     contact_order: int = 1  # R6.7.5
+    # R2.4 / R8.7 [NARAN]: the feature of a holding on the battle's square, when the option is
+    # on: {"holding", "feature", "objects_with" (the player its objects serve, R8.7.1),
+    # "characters_with" (the first owner, while he holds it, R2.4.2; "" otherwise)}
+    holding_feature: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ import rules as R
 from campaign import adapters, labels
 from campaign.errors import ServiceError
 from campaign.exchange.parts import Part, Restore, Written, moments, moments_restore, user_of
-from campaign.models import Campaign, Player, SetupRoll
+from campaign.models import Campaign, Holding, Player, SetupRoll
 from campaign.setup.base import campaign_lock
 
 Kind = SetupRoll.Kind
@@ -30,6 +30,7 @@ RULES = {
     Kind.SEASON: "R4.1.2",
     Kind.TERRITORY: "R2.2.3",
     Kind.PLACEMENT: "R2.3.1",
+    Kind.FEATURE: "R2.4",
 }
 OPPOSED = (Kind.TERRITORY, Kind.PLACEMENT)
 
@@ -38,9 +39,15 @@ def _seed() -> int:
     return secrets.randbits(62)
 
 
-def _outcome(kind: str, seed: int, options: R.Options, players: list[str]) -> tuple[str, Any]:
-    """Roll `kind` with the dice of `seed`: (the result, the dice with their ledger)."""
+def _outcome(
+    kind: str, seed: int, options: R.Options, players: list[str], target: str = ""
+) -> tuple[str, str, Any]:
+    """Roll `kind` with the dice of `seed`: (the result, its detail, the dice with their
+    ledger)."""
     dice = R.SeededDice(seed)
+    if kind == Kind.FEATURE:
+        feature, relic = R.holding_feature_roll(dice, target)
+        return feature, relic or "", dice
     if kind == Kind.CLIMATE:
         result = R.climate_roll(dice).value
     elif kind == Kind.SEASON:
@@ -50,7 +57,7 @@ def _outcome(kind: str, seed: int, options: R.Options, players: list[str]) -> tu
         result = R.opposed_roll(
             dice, rule=RULES[Kind(kind)], purpose=f"setup:{kind}", first=first, second=second
         )
-    return result, dice
+    return result, "", dice
 
 
 @transaction.atomic
@@ -60,6 +67,7 @@ def setup_roll_make(
     kind: str,
     user: User | None,
     players: tuple[Player, Player] | None = None,
+    holding: Holding | None = None,
 ) -> SetupRoll:
     """Roll one of the set-up's dice, keep it, and apply what it decides: the climate and
     the season go into the campaign's options. Each is rolled once (R4.1.1: "once, when the
@@ -67,7 +75,8 @@ def setup_roll_make(
     locked = campaign_lock(campaign)
     if kind not in RULES:
         raise ServiceError(_("There is no such set-up roll."))
-    if SetupRoll.objects.filter(campaign=locked, kind=kind).exists():
+    target = _target(locked, kind, holding)
+    if SetupRoll.objects.filter(campaign=locked, kind=kind, target=target).exists():
         raise ServiceError(
             _("The %(roll)s has been rolled already: every set-up roll is made once.")
             % {"roll": Kind(kind).label}
@@ -94,7 +103,10 @@ def setup_roll_make(
     if kind in OPPOSED:
         keys = _opponents(locked, players)
     seed = _seed()
-    result, dice = _outcome(kind, seed, options, keys)
+    result, detail, dice = _outcome(kind, seed, options, keys, target)
+    if holding is not None:
+        holding.feature = result
+        holding.save(update_fields=["feature"])
     if kind == Kind.CLIMATE:
         climate = R.Climate(result)
         options = replace(
@@ -111,10 +123,33 @@ def setup_roll_make(
         rule=RULES[Kind(kind)],
         seed=seed,
         players=keys,
+        target=target,
         ledger=dice.ledger_dicts(),
         result=result,
+        detail=detail,
         made_by=user,
     )
+
+
+def _target(campaign: Campaign, kind: str, holding: Holding | None) -> str:
+    """The holding a feature roll is for (R2.4: one roll for each holding), checked."""
+    if kind != Kind.FEATURE:
+        return ""
+    if not adapters.options_of(campaign).holding_features:
+        raise ServiceError(
+            _(
+                "Turn on the holding features (R2.4) in the options first: without them a "
+                "holding has none."
+            )
+        )
+    if holding is None or holding.campaign_id != campaign.pk:
+        raise ServiceError(_("Choose the holding whose feature is rolled."))
+    if holding.feature:
+        raise ServiceError(
+            _("%(holding)s has its feature already: a holding has one, rolled or chosen once.")
+            % {"holding": holding.name or holding.key}
+        )
+    return holding.key
 
 
 def _opponents(campaign: Campaign, players: tuple[Player, Player] | None) -> list[str]:
@@ -135,8 +170,9 @@ def setup_roll_replay(roll: SetupRoll) -> bool:
         # the season was rolled on the climate of its day, which the climate roll (or the GM)
         # left in the options and which no later roll changes
         options = replace(options, climate=_climate_of(roll))
-    result, dice = _outcome(roll.kind, roll.seed, options, list(roll.players))
-    return result == roll.result and dice.ledger_dicts() == roll.ledger
+    result, detail, dice = _outcome(roll.kind, roll.seed, options, list(roll.players), roll.target)
+    same = (result, detail) == (roll.result, roll.detail)
+    return same and dice.ledger_dicts() == roll.ledger
 
 
 def _climate_of(roll: SetupRoll) -> R.Climate:
@@ -156,6 +192,7 @@ class RollLine:
     """One set-up roll as a sentence: its name and rule, the dice as rolled, what it decided."""
 
     kind: str
+    target: str
     title: str
     rule: str
     dice: str
@@ -170,9 +207,13 @@ def setup_rolls_lines(*, campaign: Campaign, kinds: tuple[str, ...] = ()) -> lis
     if kinds:
         rows = rows.filter(kind__in=kinds)
     names = dict(Player.objects.filter(campaign=campaign).values_list("key", "name"))
+    names |= {
+        k: n or k for k, n in Holding.objects.filter(campaign=campaign).values_list("key", "name")
+    }
     return [
         RollLine(
             kind=r.kind,
+            target=r.target,
             title=str(Kind(r.kind).label),
             rule=r.rule,
             dice=_dice_text(r, names),
@@ -186,6 +227,11 @@ def setup_rolls_lines(*, campaign: Campaign, kinds: tuple[str, ...] = ()) -> lis
 
 def _dice_text(roll: SetupRoll, names: dict[str, str]) -> str:
     parts = []
+    if roll.kind == Kind.FEATURE:
+        for rec in roll.ledger:
+            dice = " + ".join(str(n) for n in rec["natural"])
+            parts.append(_("rolled %(dice)s") % {"dice": dice})
+        return ", ".join(parts)
     for rec in roll.ledger:
         value = rec["natural"][0]
         if roll.kind in OPPOSED:
@@ -203,6 +249,14 @@ def _result_text(roll: SetupRoll, names: dict[str, str]) -> str:
         return str(labels.CLIMATE[R.Climate(roll.result)])
     if roll.kind == Kind.SEASON:
         return str(labels.SEASON[R.Season(roll.result)])
+    if roll.kind == Kind.FEATURE:
+        text = _("%(holding)s: %(feature)s") % {
+            "holding": names.get(roll.target, roll.target),
+            "feature": labels.label(labels.HOLDING_FEATURE, roll.result),
+        }
+        if roll.detail:
+            text += " — " + labels.label(labels.RELIC, roll.detail)
+        return text
     winner = names.get(roll.result, roll.result)
     if roll.kind == Kind.TERRITORY:
         return _("%(army)s rolled higher and chooses his outer third") % {"army": winner}
@@ -229,8 +283,10 @@ def _write(campaign: Campaign, times: bool) -> Written:
                 "rule": r.rule,
                 "seed": r.seed,
                 "players": list(r.players),
+                "target": r.target,
                 "ledger": r.ledger,
                 "result": r.result,
+                "detail": r.detail,
                 "made_by": by,
                 **moments(times, made_at=r.made_at),
             }
@@ -250,8 +306,10 @@ def _restore(r: Restore) -> None:
                 rule=str(row.get("rule", RULES[Kind(row["kind"])])),
                 seed=int(row["seed"]),
                 players=[str(k) for k in row.get("players", [])],
+                target=str(row.get("target", "")),
                 ledger=list(row.get("ledger", [])),
                 result=str(row["result"]),
+                detail=str(row.get("detail", "")),
                 made_by=user_of(r.users, row.get("made_by"), "a set-up roll"),
             )
         )

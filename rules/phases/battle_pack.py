@@ -145,8 +145,32 @@ def build_pack(
         gr_modifiers={h: gr_command_test_modifier(h) for h in (1, 2, 3, 4)},  # R7.9.12
         max_turns=opts.battle_max_turns,  # R7.2.2
         contact_order=contact_order,  # R6.7.5
+        holding_feature=_holding_feature(state, square),
     )
     return pack, tuple(updated)
+
+
+def _holding_feature(state: CampaignState, square: Coord) -> dict[str, str]:
+    """R2.4 [NARAN]: the feature of the holding fought over, and whom it serves here. Its
+    magic objects work only in this square: they serve their holder (R8.7.1: the owner, or
+    the victor who took them). [SR] The free characters (R2.4.2: the first owner's, granted
+    once) stay at their site, as the Sacred Wood's Wizard guards it with the Golem: they fight
+    here for the first owner while he holds the holding. A sacked or carried-off holding
+    gives nothing (§11.6)."""
+    h = state.holding_at(square)
+    if not state.options.holding_features or h is None or not h.feature:
+        return {}
+    if h.sacked or h.destroyed or h.carried_by:
+        return {}
+    arcana = h.feature in T.ARS_ARCANA_FEATURES
+    first = h.original_owner if h.owner == h.original_owner else ""
+    return {
+        "holding": h.id,
+        "feature": h.feature,
+        # R2.4.2: a Village, City or Mine serves only its first owner, while he holds it
+        "objects_with": (h.artefacts_holder or h.owner) if arcana else first,
+        "characters_with": first,
+    }
 
 
 def setup_rule(features: frozenset[Feature], reading: str = "all", naran: bool = True) -> str:

@@ -45,7 +45,14 @@ from rules.setup.italian import italian_draw_threshold
 from rules.setup.naval import WIND_TABLE, NavalMovementResult, Waters, naval_movement, naval_squares
 from rules.setup.problems import SetupError, SetupProblem
 from rules.setup.references import validate_state_references
-from rules.setup.rolls import SEASON_FIXED, climate_roll, opposed_roll, season_roll
+from rules.setup.rolls import (
+    BURIAL_MOUND_RELICS,
+    SEASON_FIXED,
+    climate_roll,
+    holding_feature_roll,
+    opposed_roll,
+    season_roll,
+)
 from rules.setup.sea_folk import SEA_FOLK_FOOT, SeaFolkForce, validate_sea_folk_force
 from rules.setup.terrain_attrition import (
     ATTRITION_FORMULAS,
@@ -66,6 +73,7 @@ from rules.setup.unit_orders import (
 
 __all__ = [
     "ATTRITION_FORMULAS",
+    "BURIAL_MOUND_RELICS",
     "BattleDuration",
     "CHAOS_ORDER",
     "CLOCK_SEGMENTS",
@@ -100,6 +108,7 @@ __all__ = [
     "chebyshev",
     "climate_roll",
     "clock_segment",
+    "holding_feature_roll",
     "holding_spacing_ok",
     "incursion_points",
     "italian_draw_threshold",

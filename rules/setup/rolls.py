@@ -1,5 +1,6 @@
 """The dice of the set-up, each with its rule: the climate zone and the season (R4.1.1–2),
-who chooses his territory (R2.2.3) and who places his holdings first (R2.3.1).
+who chooses his territory (R2.2.3), who places his holdings first (R2.3.1) and the feature of
+a holding (R2.4, 2D6; a Burial Mound's relic, 1D6).
 
 Each function takes the injected `Dice` and leaves one ledger entry per die, so that a set-up
 roll made on the web can be shown with its rule and replayed from its seed.
@@ -7,6 +8,7 @@ roll made on the web can be shown with its rule and replayed from its seed.
 
 from __future__ import annotations
 
+from rules import tables as T
 from rules.dice import Dice
 from rules.types import Climate, Season
 
@@ -78,3 +80,33 @@ def opposed_roll(dice: Dice, *, rule: str, purpose: str, first: str, second: str
         b = dice.roll(purpose=f"{purpose}:{second}", rule=rule).total or 0
         if a != b:
             return first if a > b else second
+
+
+# R2.4 Burial Mound: the 1D6 of the great warrior's relic (Ars Arcana 3.16.3–7, ch. 6)
+BURIAL_MOUND_RELICS: dict[int, str] = {
+    1: "sacred-sword",
+    2: "sacred-spear",
+    3: "sacred-armour",
+    4: "sacred-shield",
+    5: "sacred-helm",
+    6: "sacred-magic-armour",
+}
+
+
+def holding_feature_roll(dice: Dice, holding_id: str) -> tuple[str, str | None]:
+    """R2.4 [NARAN]: the owner rolls 2D6 once for each holding; a Burial Mound then rolls
+    1D6 for its relic. (feature, relic or None)."""
+    rec = dice.roll(
+        purpose=f"setup:feature:{holding_id}",
+        rule="R2.4",
+        count=2,
+        judge=lambda total, _n: T.HOLDING_FEATURES[total],
+    )
+    if rec.outcome != "burial-mound":
+        return rec.outcome, None
+    relic = dice.roll(
+        purpose=f"setup:relic:{holding_id}",
+        rule="R2.4",
+        judge=lambda total, _n: BURIAL_MOUND_RELICS[total],
+    )
+    return rec.outcome, relic.outcome

@@ -348,7 +348,7 @@ def setup_holdings(request: HttpRequest, slug: str) -> HttpResponse:
         holdings=holdings,
         removable={p.key for p in players},
         map=setup_map_model(viewer, selected=picked, pick="holding-form"),
-        rolls=rolls_panel(viewer, (Kind.PLACEMENT,)),
+        rolls=rolls_panel(viewer, (Kind.PLACEMENT, Kind.FEATURE)),
     )
     return render(request, "campaign/setup_holdings.html", context, status=status)
 

@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy
 import rules as R
 from campaign import adapters
 from campaign.access import Viewer
-from campaign.models import Player, SetupRoll
+from campaign.models import Holding, Player, SetupRoll
 from campaign.setup.forms import choice_field
 from campaign.setup.rolls import OPPOSED, setup_rolls_lines
 
@@ -23,6 +23,7 @@ BUTTON = {
     Kind.TERRITORY: gettext_lazy("Roll for the choice of territory (1D6 each, R2.2.3)"),
     Kind.PLACEMENT: gettext_lazy("Roll for the order of placement (1D6 each, R2.3.1)"),
 }
+FEATURE_BUTTON = gettext_lazy("Roll the feature of %(holding)s (2D6, R2.4)")
 
 
 class OpponentsForm(forms.Form):
@@ -53,6 +54,9 @@ def rolls_panel(viewer: Viewer, kinds: tuple[str, ...]) -> dict[str, Any]:
         options = adapters.options_of(campaign)
         players = None
         for kind in kinds:
+            if kind == Kind.FEATURE:
+                buttons += _feature_buttons(campaign, options, lines)
+                continue
             if kind in made:
                 continue
             if kind in (Kind.CLIMATE, Kind.SEASON) and not options.weather_phase:
@@ -75,3 +79,20 @@ def rolls_panel(viewer: Viewer, kinds: tuple[str, ...]) -> dict[str, Any]:
                 form = OpponentsForm(players=players)
             buttons.append({"kind": kind, "label": BUTTON[Kind(kind)], "form": form})
     return {"lines": lines, "buttons": buttons, "notes": notes}
+
+
+def _feature_buttons(campaign: Any, options: R.Options, lines: list[Any]) -> list[dict[str, Any]]:
+    """R2.4: one 2D6 for each holding still without a feature, when the option is on."""
+    if not options.holding_features:
+        return []
+    rolled = {line.target for line in lines if line.kind == Kind.FEATURE}
+    return [
+        {
+            "kind": Kind.FEATURE,
+            "label": FEATURE_BUTTON % {"holding": h.name or h.key},
+            "form": None,
+            "holding": h.key,
+        }
+        for h in Holding.objects.filter(campaign=campaign, feature="").order_by("key")
+        if h.key not in rolled
+    ]

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from campaign.errors import ServiceError
-from campaign.models import Player, SetupRoll
+from campaign.models import Holding, Player, SetupRoll
 from campaign.setup.rolls import OPPOSED, setup_roll_make, setup_rolls_lines
 from campaign.setup.views.pages import gm_viewer
 from campaign.setup.views.roll_panel import OpponentsForm
@@ -24,6 +24,7 @@ PAGE = {
     Kind.SEASON: "campaign:setup-options",
     Kind.TERRITORY: "campaign:setup-territory",
     Kind.PLACEMENT: "campaign:setup-holdings",
+    Kind.FEATURE: "campaign:setup-holdings",
 }
 
 
@@ -44,12 +45,22 @@ def setup_roll(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
             return redirect(PAGE[Kind(kind)], campaign.slug)
         by_key = {p.key: p for p in players}
         pair = (by_key[form.cleaned_data["first"]], by_key[form.cleaned_data["second"]])
+    holding = None
+    if kind == Kind.FEATURE:
+        key = request.POST.get("holding", "")
+        holding = Holding.objects.filter(campaign=campaign, key=key).first()
     try:
-        roll = setup_roll_make(campaign=campaign, kind=kind, user=viewer.user, players=pair)
+        roll = setup_roll_make(
+            campaign=campaign, kind=kind, user=viewer.user, players=pair, holding=holding
+        )
     except ServiceError as e:
         messages.error(request, str(e))
     else:
-        line = setup_rolls_lines(campaign=campaign, kinds=(roll.kind,))[-1]
+        line = next(
+            x
+            for x in reversed(setup_rolls_lines(campaign=campaign, kinds=(roll.kind,)))
+            if x.target == roll.target
+        )
         messages.success(
             request,
             _("%(roll)s: %(dice)s. %(result)s.")

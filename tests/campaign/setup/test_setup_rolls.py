@@ -11,7 +11,7 @@ from campaign import adapters
 from campaign.errors import ServiceError
 from campaign.exchange.export import campaign_export
 from campaign.exchange.importing import campaign_import
-from campaign.models import SetupRoll
+from campaign.models import Holding, SetupRoll
 from campaign.setup.options import options_update
 from campaign.setup.rolls import setup_roll_make, setup_roll_replay
 from campaign.setup.services import campaign_start
@@ -162,3 +162,43 @@ def test_import_restores_the_rolls(settings) -> None:
     )
     assert roll.made_by == world.users["gm"] and roll.made_at == made.made_at
     assert setup_roll_replay(roll)
+
+
+def test_holding_feature_roll_sets_the_feature_once(world: World) -> None:
+    gm = world.users["gm"]
+    karak = Holding.objects.get(campaign=world.campaign, name="Karak")
+    with pytest.raises(ServiceError, match="holding features"):
+        setup_roll_make(campaign=world.campaign, kind="feature", user=gm, holding=karak)
+    options_update(campaign=world.campaign, data={"holding_features": True})
+    page = world.client("gm").get(world.url("setup-holdings")).content.decode()
+    assert "Roll the feature of Karak (2D6, R2.4)" in page
+    r = world.client("gm").post(
+        world.url("setup-roll", "feature"), {"holding": karak.key}, follow=True
+    )
+    text = r.content.decode()
+    roll = SetupRoll.objects.get(campaign=world.campaign, kind="feature")
+    karak.refresh_from_db()
+    assert karak.feature == roll.result and roll.target == karak.key
+    total = sum(roll.ledger[0]["natural"])
+    assert roll.ledger[0]["rule"] == "R2.4" and len(roll.ledger[0]["natural"]) == 2
+    assert total in range(2, 13)
+    if roll.result == "burial-mound":
+        assert roll.detail in R.BURIAL_MOUND_RELICS.values() and len(roll.ledger) == 2
+    assert "Karak: " in text and "Roll the feature of Karak" not in text
+    assert setup_roll_replay(roll)
+    with pytest.raises(ServiceError, match="has its feature already"):
+        setup_roll_make(campaign=world.campaign, kind="feature", user=gm, holding=karak)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_feature_table_and_relic(seed: int) -> None:
+    dice = R.SeededDice(seed)
+    feature, relic = R.holding_feature_roll(dice, "h1")
+    total = sum(dice.ledger[0].natural)
+    want = {2: "sacred-wood", 9: "burial-mound", 10: "village", 11: "city", 12: "mine"}
+    want |= {3: "tower-of-magic", 4: "tower-of-magic", 5: "stonehenge-temple"}
+    want |= {6: "stonehenge-temple", 7: "sanctuary", 8: "sanctuary"}
+    assert feature == want[total]
+    assert (relic is not None) == (feature == "burial-mound")
+    if relic:
+        assert relic == R.BURIAL_MOUND_RELICS[dice.ledger[1].natural[0]]
