@@ -32,6 +32,11 @@ OUTCOME_FIELD = "outcome"
 STORM_FIELD = "storm"
 
 
+def works_field(force_id: str) -> str:
+    """The entry's field of the field works a force built (R7.8.4)."""
+    return f"works_{force_id}"
+
+
 # --- checking an entry -----------------------------------------------------------------------
 
 
@@ -151,6 +156,11 @@ def battle_result_check(*, roster: Roster, data: Mapping[str, Any]) -> ResultChe
     result["individuals"] = [{"individual_id": p, "fate": f} for p, f in fates.items()]
     if storm:
         result["ended_by_storm"] = True
+    works = _check_works(check, roster, data.get("works_built") or {})
+    if check.errors:
+        return check
+    if works:
+        result["works_built"] = works
     try:
         parsed = adapters.result_from_data(roster.battle.key, result)
         validate_result(roster.state, roster.pending, parsed)
@@ -259,6 +269,30 @@ def _tally(
             people_killed=sum(1 for p in side.people if fates.get(p.id) == "killed"),
             people_fled=sum(1 for p in side.people if fates.get(p.id) == "fled"),
         )
+
+
+def _check_works(check: ResultCheck, roster: Roster, works: Any) -> dict[str, int]:
+    """Force id → points of field works built for the battle: only a force on Defend, within
+    what is left of its quota (R7.8.4, R7.8.6)."""
+    left = {f.id: (f.name, f.works_left) for s in roster.sides for f in s.forces}
+    out: dict[str, int] = {}
+    if not isinstance(works, Mapping):
+        check.add(NON_FIELD_ERRORS, _("The field works are not points by force."))
+        return out
+    for fid, raw in works.items():
+        points = _count(raw)
+        name, most = left.get(str(fid), ("", 0))
+        if points is None or points < 0:
+            check.add(works_field(str(fid)), _("Enter a whole number of points."))
+        elif points > most:
+            check.add(
+                works_field(str(fid)),
+                _("%(force)s may build at most %(left)s points of field works here (R7.8.6).")
+                % {"force": name or fid, "left": most},
+            )
+        elif points:
+            out[str(fid)] = points
+    return out
 
 
 def _check_storm(check: ResultCheck, roster: Roster, storm: bool, wiped: list[str]) -> None:

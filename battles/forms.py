@@ -18,6 +18,7 @@ from battles.entry import (
     person_field,
     points_field,
     unit_field,
+    works_field,
 )
 from battles.models import Battle
 from battles.roster import COUNTS, SIDE_KEYS, Roster
@@ -33,6 +34,28 @@ FATE_CHOICES = [
     ("killed", gettext_lazy("Killed")),
     ("fled", gettext_lazy("Fled")),
 ]
+
+
+def works_number(force: str, left: int) -> forms.IntegerField:
+    """R7.8.4/R7.8.6: the points of field works a force on Defend built for this battle."""
+    return forms.IntegerField(
+        label=gettext_lazy("Field works built by %(force)s (points, at most %(left)s, R7.8.6)")
+        % {"force": force, "left": left},
+        required=False,
+        min_value=0,
+        max_value=left,
+        initial=0,
+        error_messages={
+            "min_value": gettext_lazy("Field works cannot be a negative number of points."),
+            "max_value": gettext_lazy(
+                "%(force)s may build at most %(left)s points of field works here: what is left "
+                "of its quota (R7.8.4, R7.8.6)."
+            )
+            % {"force": force, "left": left},
+            "invalid": gettext_lazy("Enter a whole number of points."),
+        },
+        widget=forms.NumberInput(attrs={"min": 0, "max": left, "inputmode": "numeric"}),
+    )
 
 
 class BattleResultForm(forms.Form):
@@ -106,6 +129,10 @@ class BattleResultForm(forms.Form):
                     ("b", gettext_lazy("%(side)s won") % {"side": b.name}),
                 ],
             )
+        for side in roster.sides:
+            for force in side.forces:
+                if force.works_left:
+                    self.fields[works_field(force.id)] = works_number(force.name, force.works_left)
         if roster.storm_allowed:
             self.fields[STORM_FIELD] = forms.BooleanField(
                 label=gettext_lazy("A storm ended the battle (R4.2): a stalemate"),
@@ -133,6 +160,8 @@ class BattleResultForm(forms.Form):
             initial[points_field(key)] = points
         if result.get("ended_by_storm"):
             initial[STORM_FIELD] = True
+        for fid, points in (result.get("works_built") or {}).items():
+            initial[works_field(fid)] = points
         return initial
 
     def result_data(self) -> dict[str, Any]:
@@ -171,6 +200,14 @@ class BattleResultForm(forms.Form):
                 data["outcomes"] = {k: "won" if k == choice else "lost" for k in SIDE_KEYS}
         if clean.get(STORM_FIELD):
             data["ended_by_storm"] = True
+        works = {
+            f.id: number(works_field(f.id))
+            for s in self.roster.sides
+            for f in s.forces
+            if number(works_field(f.id))
+        }
+        if works:
+            data["works_built"] = works
         return data
 
     def add_service_errors(self, errors: Mapping[str, list[str]]) -> None:

@@ -204,6 +204,7 @@ class ForceLine:
     points: int
     entered_from: tuple[int, int] | None
     works_quota: int
+    works_built: int
     units: list[UnitLine]
     people: list[PersonLine]
     leaders: tuple[tuple[str, int], ...] = ()  # (name, CV) of each general, for §10
@@ -440,6 +441,7 @@ def _force_line(
         points=int(bf.get("points", 0)),
         entered_from=(int(came[0]), int(came[1])) if came else None,
         works_quota=int(bf.get("works_quota", 0)),
+        works_built=int(bf.get("works_built", 0)),
         units=units,
         people=persons,
         leaders=tuple(

@@ -55,6 +55,7 @@ class ForceRoster:
     status: str
     units: tuple[UnitRow, ...]
     people: tuple[PersonRow, ...]
+    works_left: int = 0  # R7.8.6: field works it may still build for this battle
 
     @property
     def figures(self) -> int:
@@ -138,7 +139,7 @@ def battle_roster_get(*, battle: Battle, state: CampaignState | None = None) -> 
                 f = state.force(bf.force_id)
             except KeyError:
                 continue  # destroyed since; nothing to enter for it
-            forces.append(_force_roster(f, players, counter))
+            forces.append(_force_roster(f, players, counter, bf.works_quota))
         sides.append(
             SideRoster(
                 key=key,
@@ -161,7 +162,9 @@ def battle_roster_get(*, battle: Battle, state: CampaignState | None = None) -> 
     )
 
 
-def _force_roster(f: Force, players: dict[str, str], counter: Iterator[int]) -> ForceRoster:
+def _force_roster(
+    f: Force, players: dict[str, str], counter: Iterator[int], works_left: int = 0
+) -> ForceRoster:
     units = tuple(
         UnitRow(
             id=u.id,
@@ -203,4 +206,5 @@ def _force_roster(f: Force, players: dict[str, str], counter: Iterator[int]) -> 
         status=label(STATUS, f.status),
         units=units,
         people=people,
+        works_left=works_left,
     )

@@ -187,6 +187,7 @@ def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
             loot=tuple(f.loot),
             works_quota=f.works_quota,
             works_square=tuple(f.works_square) if f.works_square else None,
+            works_built=f.works_built,
             figures_lost=f.figures_lost,
             tokens=f.tokens,
             regroup_pool=f.regroup_pool,
@@ -194,7 +195,7 @@ def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
         for f in _rows(
             Force.objects.filter(campaign=campaign).order_by("position", "key"),
             "pk key owner_id x y status leader_key name loot works_quota works_square "
-            "figures_lost tokens regroup_pool",
+            "works_built figures_lost tokens regroup_pool",
         )
     ]
 
@@ -299,6 +300,7 @@ def _forces_save(campaign: Campaign, forces: Sequence[R.Force], pid: dict[str, i
                 "loot": list(f.loot),
                 "works_quota": f.works_quota,
                 "works_square": list(f.works_square) if f.works_square else None,
+                "works_built": f.works_built,
                 "figures_lost": f.figures_lost,
                 "tokens": dict(f.tokens),
                 "regroup_pool": dict(f.regroup_pool),

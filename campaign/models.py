@@ -217,6 +217,7 @@ class Force(models.Model):
     loot = models.JSONField(_("loot"), default=list, blank=True)
     works_quota = models.PositiveIntegerField(null=True, blank=True)
     works_square = models.JSONField(null=True, blank=True)
+    works_built = models.PositiveIntegerField(default=0)  # R7.8.6
     figures_lost = models.PositiveIntegerField(default=0)
     tokens = models.JSONField(default=dict, blank=True)
     regroup_pool = models.JSONField(default=dict, blank=True)

@@ -28,7 +28,8 @@ class BattleForce:
     points: int
     entered_from: Coord | None = None  # square it came from, for scenario and retreat hints
     units: tuple[UnitStart, ...] = ()
-    works_quota: int = 0  # R7.8.4: Defend only
+    works_quota: int = 0  # R7.8.4: Defend only; what may still be built (R7.8.6)
+    works_built: int = 0  # R7.8.6: built on this square for earlier battles
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,3 +119,4 @@ class BattleResult:
     ended_by_storm: bool = False  # R4.2 table: each side retreats as in a stalemate
     resolver: str = "tabletop"  # tabletop / auto
     retreat_choices: Mapping[str, Coord] = field(default_factory=dict)  # force id → square
+    works_built: Mapping[str, int] = field(default_factory=dict)  # force id → points (R7.8.4)

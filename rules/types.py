@@ -264,6 +264,7 @@ class Force:
     loot: tuple[str, ...] = ()  # holding ids carried (§11.6)
     works_quota: int | None = None  # R7.8.6, fixed at first build while it stays
     works_square: Coord | None = None
+    works_built: int = 0  # R7.8.6: points of works built there so far (never rebuilt)
     figures_lost: int = 0
     tokens: Mapping[str, int] = field(default_factory=dict)  # spirit, poisoned arrows, scouts…
     regroup_pool: Mapping[str, int] = field(default_factory=dict)  # R8.3 points per speciality

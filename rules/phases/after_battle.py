@@ -182,6 +182,7 @@ def validate_result(
     units, people = _fighters(state, battle)
     _check_unit_losses(bid, result, units)
     _check_fates(bid, result, people)
+    _check_works(battle, result)
     out = _outcomes(state, battle, result)
     if state.options.battle_result_method == "core":
         _check_winner_stands(bid, result, out, units, people)
@@ -227,6 +228,19 @@ def _check_unit_losses(bid: str, result: BattleResult, units: dict[str, tuple[st
             raise InvalidResult(
                 f"battle {bid}: unit {loss.unit_id} had {had} figure(s) but the result "
                 f"removes {loss.removed} (R7.1.1)"
+            )
+
+
+def _check_works(battle: PendingBattle, result: BattleResult) -> None:
+    """R7.8.4/R7.8.6: only a force on Defend builds works, within what is left of its quota."""
+    left = {bf.force_id: bf.works_quota for side in _sides(battle).values() for bf in side.forces}
+    for fid, points in result.works_built.items():
+        if fid not in left:
+            raise InvalidResult(f"battle {battle.battle_id}: force {fid} did not fight in it")
+        if points < 0 or points > left[fid]:
+            raise InvalidResult(
+                f"battle {battle.battle_id}: force {fid} may build 0 to {left[fid]} points of "
+                f"field works (R7.8.4, R7.8.6), not {points}"
             )
 
 
@@ -347,6 +361,9 @@ def _after_one(
     )
     events: list[Event] = [BattleResolved(bid, square, {k: v.value for k, v in outcome.items()})]
     tally: dict[str, _Fate] = {bf.force_id: _Fate() for s in sides.values() for bf in s.forces}
+    for fid, points in sorted(result.works_built.items()):  # R7.8.6: counted, never rebuilt
+        f = state.force(fid)
+        state = state.replace_force(replace(f, works_built=f.works_built + points))
     events += _wounded_checks(state, ab, tally, dice)  # (1)
     state, ev = _reactions(state, ab)  # (2)
     events += ev
@@ -843,7 +860,7 @@ def _relocate(
     events: list[Event] = [ForceMoved(f.id, (to,), reason=f"post-battle {reason}", rule="R8.4")]
     moved = replace(f, square=to)
     if f.works_quota is not None:  # R7.8.5: dislodged, all field works are lost
-        moved = replace(moved, works_quota=None, works_square=None)
+        moved = replace(moved, works_quota=None, works_square=None, works_built=0)
         events.append(WorksLost(f.id))
     # Only the winner left alone on an enemy holding captures it (R8.4.7, A-34); a post-battle
     # move is not a Phase 2 move, so R6.8.1 does not apply to the retreating force.

@@ -256,10 +256,12 @@ def _battle_force(
         if u.has_missiles:
             ammo, _ = ammo_tokens(dice, purpose=f"battle:{battle_id}:ammo-{u.id}", status=f.status)
         units.append(UnitStart(u.id, disorganised, demoralised, ammo))
-    quota, updated = 0, None
+    quota, built, updated = 0, 0, None
     if f.status is Status.DEFEND:
         if f.works_quota is not None and f.works_square == square:
-            quota = f.works_quota  # not cumulative: the quota fixed at the first build
+            # R7.8.6: not cumulative: what is left of the quota fixed at the first build
+            built = f.works_built
+            quota = max(f.works_quota - built, 0)
         else:
             quota = field_works_quota(f.figures)
             updated = replace(f, works_quota=quota, works_square=square)
@@ -272,6 +274,7 @@ def _battle_force(
         entered_from=came_from,
         units=tuple(units),
         works_quota=quota,
+        works_built=built,
     )
     return bf, updated
 

@@ -172,7 +172,7 @@ class _Board:
         f = self.forces[fid]
         if f.works_quota is not None or f.works_square is not None:
             # R7.8.5 / A-44: a force that leaves its square loses its field works.
-            self.forces[fid] = evolve(f, works_quota=None, works_square=None)
+            self.forces[fid] = evolve(f, works_quota=None, works_square=None, works_built=0)
             if f.works_quota is not None:
                 out.append(WorksLost(fid))
 

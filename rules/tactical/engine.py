@@ -1432,6 +1432,8 @@ class _Battle:
             individuals=people,
             ended_by_storm=ended_by_storm,
             resolver="auto",
+            # R7.8.6: the engine's defender builds every point it may (works=bool(quota))
+            works_built={fid: q for side in self.sides for fid, q in side.spec.quotas if q},
         )
         end = {side.key: sum(u.figs for u in side.units if not u.gone) for side in self.sides}
         return TacticalOutcome(result, turns, played, tuple(self.log), start, end)
