@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from battles.features import FeatureLine, feature_line
 from battles.models import Battle
 from battles.roster import SIDE_KEYS
+from battles.terrain_annex import annex_lines
 from campaign import adapters
 from campaign.access import Viewer
 from campaign.fog import battle_visible
@@ -261,6 +262,7 @@ class PackSheet:
     people: People = field(repr=False)
     roster: BattleNames = field(repr=False)
     holding_feature: FeatureLine | None = None  # R2.4: the feature of the holding fought over
+    terrain_annex: list[str] = field(default_factory=list)  # §7.11 [NARAN], in words
 
     def side(self, letter: str) -> SideLine | None:
         return next((s for s in self.sides if s.letter == letter), None)
@@ -348,6 +350,7 @@ def _sheet(
         holding_feature=feature_line(
             battle.campaign_id, pack.get("holding_feature") or {}, people.players
         ),
+        terrain_annex=annex_lines(pack.get("terrain_annex") or ()),
     )
 
 

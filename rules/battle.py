@@ -73,6 +73,7 @@ class BattlePack:
     # on: {"holding", "feature", "objects_with" (the player its objects serve, R8.7.1),
     # "characters_with" (the first owner, while he holds it, R2.4.2; "" otherwise)}
     holding_feature: Mapping[str, str] = field(default_factory=dict)
+    terrain_annex: tuple[str, ...] = ()  # §7.11 [NARAN] topics for the square, when on
 
 
 @dataclass(frozen=True, slots=True)

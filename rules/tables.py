@@ -261,6 +261,25 @@ HOLDING_FEATURES = {
     11: "city",
     12: "mine",
 }
+# §7.11 [NARAN] the battle-terrain annex (Appendices 1 and 3, p. 53–61): its topics, in the
+# annex's order, and the square features that bring each to the table
+TERRAIN_ANNEX: tuple[tuple[str, frozenset[str]], ...] = (
+    ("forest-vs-jungle", frozenset({"forest", "jungle"})),
+    ("woods-as-terrain", frozenset({"forest", "jungle"})),
+    ("moving-in-woods", frozenset({"forest", "jungle"})),
+    ("visibility", frozenset({"forest", "jungle"})),
+    ("fighting-in-woods", frozenset({"forest", "jungle"})),
+    ("command-radius", frozenset({"forest", "jungle"})),
+    ("jungle-dangers", frozenset({"jungle"})),
+    ("killer-trees", frozenset({"jungle"})),
+    ("plateau", frozenset({"hill", "mountain"})),
+    ("rocky-crest", frozenset({"hill", "mountain"})),
+    ("slippery-slope", frozenset({"hill", "mountain"})),
+    ("cave", frozenset({"mountain"})),
+    ("djebel", frozenset({"desert"})),
+    ("quicksand", frozenset({"desert", "swamp"})),
+)
+
 ARS_ARCANA_FEATURES = frozenset(
     {"sacred-wood", "tower-of-magic", "stonehenge-temple", "sanctuary", "burial-mound"}
 )  # R8.7.1

@@ -40,6 +40,11 @@ class OptionSpec:
         return value.value if isinstance(value, Enum) else value
 
 
+# Options the engine keeps (old campaigns and exports carry them) but nobody is offered: the
+# messenger model of order delivery (§5.4) is a hook the rulebook never defines, so it has no
+# effect to choose.
+NOT_OFFERED = ("order_delivery_model",)
+
 OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "weather_phase",
@@ -95,18 +100,6 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
             ("absolute", gettext_lazy("The named reaction replaces the status")),
             ("no_improvement", gettext_lazy("A reaction never improves a worse one")),
         ),
-    ),
-    OptionSpec(
-        "order_delivery_model",
-        "§5.4",
-        gettext_lazy(
-            "How changed orders reach a force: at once, or carried by messengers (a hook)."
-        ),
-        choices=(
-            ("immediate", gettext_lazy("Immediately")),
-            ("messenger", gettext_lazy("By messenger")),
-        ),
-        naran=True,
     ),
     OptionSpec(
         "initiative_method",
@@ -217,7 +210,10 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "naran_battle_terrain",
         "§7.11",
-        gettext_lazy("The Naran battle-terrain annex, for battles resolved by the computer."),
+        gettext_lazy(
+            "The Naran battle-terrain annex in the battle pack: its rules for the square's "
+            "woods, jungle, hills, mountains, desert or swamp."
+        ),
         naran=True,
     ),
     OptionSpec(

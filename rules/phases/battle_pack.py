@@ -146,8 +146,15 @@ def build_pack(
         max_turns=opts.battle_max_turns,  # R7.2.2
         contact_order=contact_order,  # R6.7.5
         holding_feature=_holding_feature(state, square),
+        terrain_annex=_terrain_annex(features) if opts.naran_battle_terrain else (),
     )
     return pack, tuple(updated)
+
+
+def _terrain_annex(features: frozenset[Feature]) -> tuple[str, ...]:
+    """§7.11 [NARAN]: the annex's topics the square's features bring to the table."""
+    names = {f.value for f in features}
+    return tuple(topic for topic, where in T.TERRAIN_ANNEX if names & where)
 
 
 def _holding_feature(state: CampaignState, square: Coord) -> dict[str, str]:

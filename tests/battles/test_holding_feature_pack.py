@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Holding, SetupRoll
+from campaign.models import Holding, SetupRoll, Square
 from tests.battles.test_pack import contact, html_of, pack_url, text
 
 pytestmark = pytest.mark.django_db
@@ -52,3 +52,21 @@ def test_without_the_option_the_pack_says_nothing_of_features(cast):
     _feature_at_the_battle(cast.campaign, "sacred-wood")
     contact(cast.campaign)
     assert "Holding feature (R2.4)" not in text(html_of(cast.client("gm"), pack_url()))
+
+
+# --- §7.11 [NARAN] the battle-terrain annex in the pack ----------------------------------------
+
+
+def test_the_terrain_annex_lists_the_rules_of_the_squares_woods(cast):
+    Square.objects.filter(campaign=cast.campaign, x=4, y=8).update(features=["jungle"])
+    contact(cast.campaign, naran_battle_terrain=True)
+    page = text(html_of(cast.client("side_a"), pack_url()))
+    assert "Naran battle terrain (§7.11)" in page
+    assert "Moving in woods (p. 54)" in page and "Killer trees (p. 55–56)" in page
+    assert "Plateau (p. 60)" not in page  # no hill here
+
+
+def test_without_the_annex_option_the_pack_has_none(cast):
+    Square.objects.filter(campaign=cast.campaign, x=4, y=8).update(features=["jungle"])
+    contact(cast.campaign)
+    assert "Naran battle terrain" not in text(html_of(cast.client("side_a"), pack_url()))
