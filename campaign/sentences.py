@@ -593,3 +593,7 @@ def event_sentence(e: Mapping[str, Any], names: Names) -> str:
     middle of a sentence, "battle 1 of turn 3", may start one)."""
     text = RENDERERS.get(str(e.get("type")), _generic)(e, names)
     return text[:1].upper() + text[1:]
+
+
+# the renderers kept in their own modules register themselves in RENDERERS on import
+from campaign import sentences_time  # noqa: E402, F401

@@ -297,6 +297,18 @@ class RandomEvent(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class SupplyConvoy(Event):
+    """R9.3.9: a supply convoy reached the player on its schedule, with the effect its
+    scenario gives it (`event` "none": the book gives it none)."""
+
+    player_id: str
+    day: int
+    event: str
+    detail: str = ""
+    rule: str = "R9.3.9"
+
+
+@dataclass(frozen=True, slots=True)
 class CampaignEnded(Event):
     reason: str
     winner: str | None

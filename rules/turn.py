@@ -19,6 +19,7 @@ from rules.orders import PlayerOrders, TurnOrders
 from rules.phases import (
     after_battle,
     attrition,
+    convoys,
     force_tests,
     movement,
     random_events,
@@ -92,6 +93,7 @@ def resolve_after_battles(
         will_to_fight.resolve,
         day_phase.resolve,
         reinforcements.resolve,
+        convoys.resolve,  # R9.3.9, on a scenario's schedule
         random_events.resolve,
         attrition.resolve,  # §6.10: "at the end of the campaign turn"
     ):

@@ -576,3 +576,11 @@ def _catastrophe(
         events += ev
         notes.append(f"{p.id}: square {sq}")
     return state, events, "catastrophe: " + ("; ".join(notes) or "no one struck")
+
+
+def apply_event(
+    state: CampaignState, dice: Dice, pid: str, spec: EventSpec, rule: str, purpose: str
+) -> Applied:
+    """One event of the tables' vocabulary for player `pid`, for the other phases that bring
+    one (a scenario's supply convoy, R9.3.9)."""
+    return _apply(state, dice, pid, spec, rule, purpose)

@@ -124,6 +124,22 @@ class RoleDay:
 
 
 @dataclass(frozen=True, slots=True)
+class Convoys:
+    """R9.3.9: a supply convoy every `every` days (seven in the book). The book gives it no
+    effect ([SR]: a scheduled hook); a scenario may give each role's convoy one, an event of
+    the same vocabulary as its key-day tables."""
+
+    every: int = 7
+    effects: Mapping[str, EventSpec] = field(default_factory=dict)  # role id → effect
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "effects", MappingProxyType(dict(self.effects)))
+
+    def due(self, day: int) -> bool:
+        return day > 0 and day % self.every == 0
+
+
+@dataclass(frozen=True, slots=True)
 class KeyDay:
     day: int
     roles: Mapping[str, RoleDay]  # in file order = processing order
@@ -160,6 +176,7 @@ class Scenario:
     schedule: tuple[KeyDay, ...] = ()
     snow_effects: frozenset[str] = frozenset()
     source: str = ""
+    convoys: Convoys | None = None  # R9.3.9, when the scenario schedules supply convoys
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
@@ -227,7 +244,17 @@ def parse_scenario(data: Mapping[str, Any], *, where: str = "scenario") -> Scena
     """Build and check a `Scenario` from parsed TOML data."""
     _keys(
         data,
-        {"id", "name", "source", "snow_effects", "options", "roles", "victory", "schedule"},
+        {
+            "id",
+            "name",
+            "source",
+            "snow_effects",
+            "options",
+            "roles",
+            "victory",
+            "schedule",
+            "convoys",
+        },
         where,
     )
     sid = _str(data, "id", where)
@@ -259,7 +286,26 @@ def parse_scenario(data: Mapping[str, Any], *, where: str = "scenario") -> Scena
         victory=victory,
         schedule=tuple(sorted(schedule, key=lambda k: k.day)),
         snow_effects=frozenset(effects),
+        convoys=_convoys(data["convoys"], role_ids, f"{where}: convoys")
+        if "convoys" in data
+        else None,
     )
+
+
+def _convoys(raw: Any, role_ids: set[str], where: str) -> Convoys:
+    """[convoys] every = 7 and, per role, `<role> = { event = …, … }` (R9.3.9)."""
+    _keys(raw, {"every"} | role_ids, where)
+    every = _int(raw, "every", where, default=7, minimum=1)
+    effects = {
+        rid: _event_row(dict(v), f"{where}.{rid}") if isinstance(v, dict) else _not_table(where)
+        for rid, v in raw.items()
+        if rid != "every"
+    }
+    return Convoys(every, effects)
+
+
+def _not_table(where: str) -> EventSpec:
+    raise ScenarioError(f"{where}: a role's convoy effect must be a table like {{ event = … }}")
 
 
 def _keys(d: Any, allowed: set[str], where: str) -> None:

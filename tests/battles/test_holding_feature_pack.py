@@ -26,8 +26,8 @@ def test_a_sacred_wood_gives_its_talisman_and_its_wizard_to_the_defenders(cast):
         "For The March of Ashbury: a Talisman, whose protection works only inside this wood" in page
     )
     assert (
-        "Fighting here for The March of Ashbury, its first owner (R2.4.2): a Wizard with 20 magic points"
-        in page
+        "Fighting here for The March of Ashbury, its first owner (R2.4.2): "
+        "a Wizard with 20 magic points" in page
     )
 
 

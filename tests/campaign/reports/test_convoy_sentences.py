@@ -1,0 +1,18 @@
+"""The turn report tells a scenario's supply convoys (R9.3.9) in words, with their effect."""
+
+from __future__ import annotations
+
+from campaign.names import Names
+from campaign.sentences import event_sentence
+from rules import ScriptedDice, resolve_after_battles
+from tests.rules.test_convoys import _state
+
+
+def test_the_report_tells_each_convoy_in_words(tmp_path):
+    out = resolve_after_battles(_state(tmp_path, 7), {}, ScriptedDice([6] * 6))
+    names = Names([], sides={}, everything=True)
+    lines = [
+        event_sentence(e.to_dict(), names) for e in out.events if type(e).__name__ == "SupplyConvoy"
+    ]
+    assert "Day 7: a supply convoy reaches" in lines[0] and "brings nothing more" in lines[0]
+    assert "(R9.3.9): " in lines[1] and "50" in lines[1]
