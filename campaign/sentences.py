@@ -357,11 +357,15 @@ def _loot_lost(e: EventData, n: Names) -> str:
 
 @renders("LeaderPromoted")
 def _promoted(e: EventData, n: Names) -> str:
-    return _("%(general)s was promoted to lead %(force)s (%(source)s).") % {
-        "general": n.member(e.get("general_id")),
-        "force": n.force(e.get("force_id")),
-        "source": e.get("source") or "—",
-    }
+    """R8.6: source "unit:<id>" (a figure of that unit), "individual:<kind>" or "ranks"."""
+    values = {"general": n.member(e.get("general_id")), "force": n.force(e.get("force_id"))}
+    kind, _sep, unit_id = str(e.get("source") or "").partition(":")
+    if kind == "unit" and unit_id:
+        values["unit"] = n.member(unit_id)
+        return _("A figure of %(unit)s was promoted from the ranks to lead %(force)s.") % values
+    if kind == "individual":
+        return _("%(general)s was promoted to lead %(force)s.") % values
+    return _("%(general)s was promoted from the ranks to lead %(force)s.") % values
 
 
 @renders("WorksLost")
