@@ -26,6 +26,7 @@ from rules.errors import IllegalOrders, InconsistentState, InvalidResult, OrderE
 from rules.generate import generate_campaign, generate_orders
 from rules.orders import (
     ARMY_INITIATIVE,
+    EVENT_TARGET_KINDS,
     CountermarchWhen,
     ForceOrders,
     PlayerOrders,
@@ -85,6 +86,7 @@ from rules.types import (
 
 __all__ = [
     "ARMY_INITIATIVE",
+    "EVENT_TARGET_KINDS",
     "ATTRITION_FORMULAS",
     "HOLDING_FEATURES",
     "RACE_HOLDING_TERRAIN",

@@ -5,9 +5,10 @@ entry holds the snow table, R11.8 [SR]: map-wide, levels accumulate), then each 
 events table in the file's role order, one 1D6 per active player of that role.
 
 §9.4 [NARAN], when `random_events` is on, on the reinforcement schedule [SR A-41]: for each
-active player in player order, the 3D6 general table (an 8 rolls again and applies both,
-A-41), then the 1D6 tribal table if the player is tribal (§9.4.2), then the 1D6 catastrophe
-table (§9.4.3). All are independent rolls.
+active player in player order, the 3D6 general table (on an 8 the player may roll again, and
+then both apply, A-41; whether he does is his standing choice, `PlayerOrders.event_reroll`,
+rules.phases.event_choices), then the 1D6 tribal table if the player is tribal (§9.4.2),
+then the 1D6 catastrophe table (§9.4.3). All are independent rolls.
 
 Order of Phases 6–8 on an Incursion key day [SR]: day and end checks (Phase 6), then every
 role's reinforcements and purchases (Phase 7), then snow and events (Phase 8). Extra points
@@ -41,6 +42,7 @@ from rules.events import (
     TokensGained,
 )
 from rules.phases.common import remove_force
+from rules.phases.event_choices import KEPT, rolls_again
 from rules.phases.reinforcements import id_key, own_capital
 from rules.scenarios import EventSpec, Scenario, Table, scenario_for
 from rules.types import CampaignState, Coord, Force, Holding, Individual, IndividualKind, Status
@@ -141,13 +143,16 @@ def _key_day(state: CampaignState, scenario: Scenario, dice: Dice) -> Result:
                 )
                 spec = table.lookup(rec.value)
                 state, ev, detail = _apply(state, dice, p.id, spec, "§11.8", purpose)
+                again = rolls_again(state, p.id, spec)
+                if spec.get("reroll", False) and not again:
+                    detail = f"{detail}; {KEPT}"
                 events.append(
                     RandomEvent(
                         p.id, f"day-{key.day}-{role_id}", spec.key, rec.value, detail, rule="§11.8"
                     )
                 )
                 events.extend(ev)
-                if not spec.get("reroll", False):  # "+100 and roll another die": same table
+                if not again:  # "+100 and you may roll another die": same table
                     break
                 purpose = f"{purpose}-again"
     return state, events
@@ -169,13 +174,16 @@ def _event_judge(table: Table) -> Judge:
 def _random_events(state: CampaignState, pid: str, dice: Dice) -> Result:
     events: list[Event] = []
     purpose = f"events:{pid}:general"
-    while True:  # §9.4.1; 8 = +100 and roll again, both applied
+    while True:  # §9.4.1; 8 = +100 and he may roll again, both applied
         rec, key = event_roll(dice, purpose=purpose)
         spec = GENERAL[key]
         state, ev, detail = _apply(state, dice, pid, spec, "§9.4.1", purpose)
+        again = rolls_again(state, pid, spec)
+        if spec.get("reroll", False) and not again:
+            detail = f"{detail}; {KEPT}"
         events.append(RandomEvent(pid, "general", key, rec.total or 0, detail, rule="§9.4.1"))
         events.extend(ev)
-        if not spec.get("reroll", False):
+        if not again:
             break
         purpose = f"events:{pid}:general-again"
     if state.player(pid).tribal:

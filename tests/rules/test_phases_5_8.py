@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from rules.codec import from_data, to_data
 from rules.dice import ScriptedDice
 from rules.orders import PlayerOrders, ReinforcementRequest
 from rules.phases import day as day_phase
@@ -365,6 +366,17 @@ def test_d17_eight_gives_100_and_rolls_again():
     ]
 
 
+def test_d17_eight_rolls_again_only_if_the_player_wants():
+    s = _ev_state(force("a", "orc"))
+    s = replace(s, orders={"orc": PlayerOrders("orc", event_reroll=False)})
+    new, events, d = run(events_phase, s, [2, 3, 3, 1])
+    ev = [e for e in events if type(e).__name__ == "RandomEvent"]
+    assert [e.event for e in ev] == ["reinforcements-100-reroll", "none"]
+    assert "does not roll again" in ev[0].detail
+    assert new.bank["orc"] == 100
+    assert [r.purpose for r in d.ledger] == ["events:orc:general", "events:orc:catastrophe"]
+
+
 @pytest.mark.parametrize(
     ("cv", "dice", "after"),
     [(6, [6, 6, 1], 6), (4, [6, 6, 1], 5), (4, [2, 3, 6], 2), (1, [2, 3, 6], 1)],
@@ -437,3 +449,14 @@ def test_no_random_events_when_off_or_off_schedule():
     s = _ev_state(force("a", "orc"))
     assert run(events_phase, replace(s, options=Options()), [])[1] == []
     assert run(events_phase, replace(s, day=6), [])[1] == []
+
+
+def test_the_event_choices_round_trip_through_the_codec():
+    po = PlayerOrders(
+        "orc", event_reroll=False, event_targets={"leader-stress": ("b", "a"), "blizzard": ()}
+    )
+    data = to_data(po)
+    assert data["event_reroll"] is False
+    assert data["event_targets"] == {"leader-stress": ["b", "a"], "blizzard": []}
+    assert from_data(PlayerOrders, data) == po
+    assert from_data(PlayerOrders, {"player_id": "orc"}).event_reroll is True

@@ -1,0 +1,37 @@
+"""The random-event choices the book leaves to the player (§9.4, §11.8), read from his
+standing orders (`PlayerOrders.event_reroll`, `PlayerOrders.event_targets`).
+
+- "Potete rilanciare" (§9.4.1 result 8, the Incursion day-7 table's 6): he *may* roll again;
+  `event_reroll` says whether he does. Without orders he does (the spec's reading, A-41).
+- The blows that fall on "one of his" forces, holdings or squares (A-41: the owner chooses):
+  `event_targets[kind]` ranks his force or holding ids, and the first one still valid when the
+  event strikes is used. With none valid, the phase's default applies (see random_events).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from rules.scenarios import EventSpec
+from rules.types import CampaignState
+
+KEPT = "he keeps this result and does not roll again (his choice)"
+
+
+def rolls_again(state: CampaignState, pid: str, spec: EventSpec) -> bool:
+    """An event that allows another roll, taken if the player's orders say so."""
+    if not spec.get("reroll", False):
+        return False
+    po = state.orders.get(pid)
+    return po is None or po.event_reroll
+
+
+def chosen[T](
+    state: CampaignState, pid: str, kind: str, valid: Iterable[T], key: Callable[[T], str]
+) -> T | None:
+    """The first of the player's ranked targets for `kind` that is among `valid`, else None."""
+    po = state.orders.get(pid)
+    if po is None:
+        return None
+    by_id = {key(v): v for v in valid}
+    return next((by_id[i] for i in po.event_targets.get(kind, ()) if i in by_id), None)
