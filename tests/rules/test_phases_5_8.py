@@ -460,3 +460,52 @@ def test_the_event_choices_round_trip_through_the_codec():
     assert data["event_targets"] == {"leader-stress": ["b", "a"], "blizzard": []}
     assert from_data(PlayerOrders, data) == po
     assert from_data(PlayerOrders, {"player_id": "orc"}).event_reroll is True
+
+
+def _orders(**targets: tuple[str, ...]) -> dict[str, PlayerOrders]:
+    return {
+        "orc": PlayerOrders(
+            "orc", event_targets={k.replace("_", "-"): v for k, v in targets.items()}
+        )
+    }
+
+
+def test_the_storm_strikes_the_force_the_owner_chose():
+    a = force("a", "orc", (1, 1), unit("a1", 20))
+    b = force("b", "orc", (2, 2), unit("b1", 5))
+    s = replace(_ev_state(a, b), orders=_orders(blizzard=("a",)))
+    new, _, _ = run(events_phase, s, [1, 1, 1, 3])
+    assert new.force("a").status is Status.SHATTERED and new.force("b").status is Status.PROBE
+
+
+def test_an_epidemic_without_a_choice_strikes_where_it_bites():
+    hs = (
+        Holding("cap", (0, 0), "orc", "orc", capital=True),
+        Holding("v1", (5, 5), "orc", "orc"),
+        Holding("v2", (2, 2), "orc", "orc"),
+    )
+    a = force("a", "orc", (2, 2), unit("a1", 20, ppf=10))
+    new, events, _ = run(events_phase, _ev_state(a, holdings=hs), [1, 1, 1, 4])
+    assert new.force("a").units[0].figures == 10  # v2, the only holding where it bites
+    assert any("v2" in getattr(e, "detail", "") for e in events)
+    s = replace(_ev_state(a, holdings=hs), orders=_orders(epidemic_holding=("v1",)))
+    new, events, _ = run(events_phase, s, [1, 1, 1, 4])
+    assert new.force("a").units[0].figures == 20  # his choice: the empty village
+
+
+def test_a_catastrophe_strikes_the_holding_the_owner_chose():
+    hs = (Holding("v1", (5, 5), "orc", "orc"), Holding("v2", (2, 2), "orc", "orc"))
+    a = force("a", "orc", (2, 2), unit("a1", 20, ppf=10))
+    b = force("b", "orc", (5, 5), unit("b1", 10, ppf=10))
+    s = replace(_ev_state(a, b, holdings=hs), orders=_orders(catastrophe_holding=("gone", "v2")))
+    new, _, _ = run(events_phase, s, [1, 1, 1, 6, 6])
+    assert new.force("a").status is Status.SHATTERED and new.force("b").status is Status.PROBE
+    s = replace(_ev_state(a, b, holdings=hs), orders=_orders(catastrophe_force=("b",)))
+    new, _, _ = run(events_phase, s, [1, 1, 1, 6, 5])
+    assert new.force("b").status is Status.SHATTERED and new.force("a").status is Status.PROBE
+
+
+def test_leader_stress_without_a_choice_falls_where_it_lowers_a_cv():
+    fs = (force("a", "orc", cv=5), force("b", "orc", cv=2), force("c", "orc", cv=4))
+    new, _, _ = run(events_phase, _ev_state(*fs), [2, 3, 6, 1])
+    assert [f.cv for f in new.forces] == [5, 2, 2]
