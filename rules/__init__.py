@@ -38,6 +38,7 @@ from rules.orders import (
     validate_orders,
 )
 from rules.phases.after_battle import validate_result
+from rules.phases.event_choices import event_choices_offered
 from rules.scenarios import Scenario, load_scenario
 from rules.setup.forces import validate_force_organisation
 from rules.setup.holdings import RACE_HOLDING_TERRAIN, chebyshev, validate_holding_placement
@@ -158,6 +159,7 @@ __all__ = [
     "generate_orders",
     "legal_moves",
     "load_scenario",
+    "event_choices_offered",
     "may_sack",
     "odds_pool",
     "resolve_after_battles",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from rules.scenarios import EventSpec
+from rules.scenarios import EventSpec, scenario_for
 from rules.types import CampaignState
 
 KEPT = "he keeps this result and does not roll again (his choice)"
@@ -35,3 +35,31 @@ def chosen[T](
         return None
     by_id = {key(v): v for v in valid}
     return next((by_id[i] for i in po.event_targets.get(kind, ()) if i in by_id), None)
+
+
+# The effect (rules.phases.random_events.EFFECTS) behind each kind of choice of target.
+KIND_EFFECT = {
+    "leader-stress": "leader-stress",
+    "blizzard": "blizzard",
+    "epidemic-holding": "epidemic-holding",
+    "catastrophe-force": "catastrophe",
+    "catastrophe-holding": "catastrophe",
+}
+
+
+def event_choices_offered(state: CampaignState, pid: str) -> tuple[bool, tuple[str, ...]]:
+    """Whether a roll-again event may come up for this player, and the kinds of target
+    (`rules.orders.EVENT_TARGET_KINDS`) he may be asked to choose: all of them with the §9.4
+    tables on (option `random_events`), else those of his role's scenario tables (§11.8)."""
+    effects: set[str] = set()
+    reroll = False
+    if state.options.random_events:
+        return True, tuple(KIND_EFFECT)
+    scenario = scenario_for(state)
+    role = next((p.role for p in state.players if p.id == pid), "")
+    for key in scenario.schedule if scenario is not None else ():
+        rd = key.roles.get(role)
+        for row in rd.events.rows if rd is not None and rd.events is not None else ():
+            effects.add(row.value.key)
+            reroll = reroll or bool(row.value.get("reroll", False))
+    return reroll, tuple(k for k, e in KIND_EFFECT.items() if e in effects)
