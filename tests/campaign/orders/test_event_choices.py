@@ -10,6 +10,8 @@ import pytest
 from django.urls import reverse
 
 from campaign import adapters
+from campaign.exchange.export import campaign_export
+from campaign.exchange.importing import campaign_import
 from campaign.models import Campaign, Orders
 from campaign.selectors import turn_current
 from rules import ScriptedDice
@@ -116,3 +118,16 @@ def test_only_a_player_saves_event_choices(cast, who, status):
     assert response.status_code == status
     after = _orders(cast.campaign, "defenders")
     assert (after.data if after else None) == (before.data if before else None)
+
+
+def test_the_event_choices_survive_export_and_import(cast):
+    _random_events_on(cast.campaign)
+    cast.client("side_b").post(
+        _url(cast.campaign, "orders-events"),
+        {"box": "events", "event_reroll": "no", "blizzard-1": "d2"},
+    )
+    copy = campaign_import(data=campaign_export(campaign=cast.campaign), slug="copy").campaign
+    row = _orders(copy, "defenders")
+    assert row is not None
+    po = adapters.orders_from_data("defenders", row.data)
+    assert po.event_reroll is False and dict(po.event_targets) == {"blizzard": ("d2",)}
