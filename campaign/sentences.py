@@ -361,11 +361,15 @@ def _loot_lost(e: EventData, n: Names) -> str:
 
 @renders("LeaderPromoted")
 def _promoted(e: EventData, n: Names) -> str:
-    return _("%(general)s was promoted to lead %(force)s (%(source)s).") % {
-        "general": n.member(e.get("general_id")),
-        "force": n.force(e.get("force_id")),
-        "source": e.get("source") or "—",
-    }
+    """R8.6: source "unit:<id>" (a figure of that unit), "individual:<kind>" or "ranks"."""
+    values = {"general": n.member(e.get("general_id")), "force": n.force(e.get("force_id"))}
+    kind, _sep, unit_id = str(e.get("source") or "").partition(":")
+    if kind == "unit" and unit_id:
+        values["unit"] = n.member(unit_id)
+        return _("A figure of %(unit)s was promoted from the ranks to lead %(force)s.") % values
+    if kind == "individual":
+        return _("%(general)s was promoted to lead %(force)s.") % values
+    return _("%(general)s was promoted from the ranks to lead %(force)s.") % values
 
 
 @renders("WorksLost")
@@ -400,11 +404,6 @@ def _will_to_fight(e: EventData, n: Names) -> str:
 @renders("PlayerSurrendered")
 def _surrendered(e: EventData, n: Names) -> str:
     return _("%(player)s surrendered.") % {"player": n.player(e.get("player_id"))}
-
-
-@renders("DayAdvanced")
-def _day(e: EventData, n: Names) -> str:
-    return _("The calendar moved on to day %(day)s.") % {"day": e.get("day")}
 
 
 @renders("ReinforcementsAvailable")
@@ -500,19 +499,6 @@ def _reinforcements_refused(e: EventData, n: Names) -> str:
         _("Reinforcement request %(request)s of %(player)s could not be carried out: %(reason)s.")
         % values
     )
-
-
-@renders("BankChanged")
-def _bank(e: EventData, n: Names) -> str:
-    return _(
-        "The reinforcement bank of %(player)s changed by %(change)s to %(bank)s points "
-        "(%(reason)s)."
-    ) % {
-        "player": n.player(e.get("player_id")),
-        "change": signed(int(e.get("change") or 0)),
-        "bank": e.get("bank"),
-        "reason": e.get("reason") or "—",
-    }
 
 
 @renders("IndividualJoined")

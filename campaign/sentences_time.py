@@ -1,4 +1,4 @@
-"""Sentences of Phase 7 beyond the reinforcements: a scenario's supply convoys (R9.3.9).
+"""Sentences of Phases 6–7 (time, the bank, a scenario's supply convoys, R9.2, R9.3.8–9).
 Registered in `campaign.sentences`' table, which imports this module last."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 
 from campaign.names import Names
-from campaign.sentences import EventData, renders
+from campaign.sentences import EventData, renders, signed
 
 
 @renders("SupplyConvoy")
@@ -19,3 +19,21 @@ def _convoy(e: EventData, n: Names) -> str:
         )
     values["detail"] = e.get("detail") or str(e.get("event", "")).replace("-", " ")
     return _("Day %(day)s: a supply convoy reaches %(player)s (R9.3.9): %(detail)s.") % values
+
+
+@renders("DayAdvanced")
+def _day(e: EventData, n: Names) -> str:
+    return _("The calendar moved on to day %(day)s.") % {"day": e.get("day")}
+
+
+@renders("BankChanged")
+def _bank(e: EventData, n: Names) -> str:
+    return _(
+        "The reinforcement bank of %(player)s changed by %(change)s to %(bank)s points "
+        "(%(reason)s)."
+    ) % {
+        "player": n.player(e.get("player_id")),
+        "change": signed(int(e.get("change") or 0)),
+        "bank": e.get("bank"),
+        "reason": e.get("reason") or "—",
+    }

@@ -26,6 +26,7 @@ from rules.errors import IllegalOrders, InconsistentState, InvalidResult, OrderE
 from rules.generate import generate_campaign, generate_orders
 from rules.orders import (
     ARMY_INITIATIVE,
+    EVENT_TARGET_KINDS,
     CountermarchWhen,
     ForceOrders,
     PlayerOrders,
@@ -38,6 +39,7 @@ from rules.orders import (
     validate_orders,
 )
 from rules.phases.after_battle import validate_result
+from rules.phases.event_choices import event_choices_offered
 from rules.scenarios import Scenario, load_scenario
 from rules.setup.forces import validate_force_organisation
 from rules.setup.holdings import RACE_HOLDING_TERRAIN, chebyshev, validate_holding_placement
@@ -95,6 +97,7 @@ from rules.types import (
 
 __all__ = [
     "ARMY_INITIATIVE",
+    "EVENT_TARGET_KINDS",
     "ATTRITION_FORMULAS",
     "HOLDING_FEATURES",
     "RACE_HOLDING_TERRAIN",
@@ -172,6 +175,7 @@ __all__ = [
     "holding_feature_roll",
     "legal_moves",
     "load_scenario",
+    "event_choices_offered",
     "may_sack",
     "odds_pool",
     "opposed_roll",

@@ -86,6 +86,11 @@ class PlayerOrders:
     # others move first ("last")
     army_initiative: str = "first"
     reinforcements: tuple[ReinforcementRequest, ...] = ()  # Phase 7 purchases, in order
+    # §9.4.1 result 8 and the §11.8 day-7 table: "potete rilanciare", he may roll again
+    event_reroll: bool = True
+    # §9.4 / A-41: the target a blow falls on is its owner's choice; per EVENT_TARGET_KINDS,
+    # his ranked force or holding ids (the first still valid is struck)
+    event_targets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def for_force(self, force_id: str) -> ForceOrders | None:
         return self.forces.get(force_id)
@@ -146,6 +151,14 @@ def probe_composition_ok(force: Force) -> bool:
 
 
 ARMY_INITIATIVE = ("first", "last")
+# Blows whose target the owner chooses, and what each list ranks: force or holding ids.
+EVENT_TARGET_KINDS = {
+    "leader-stress": "force",  # §9.4.1 11: which force's leader
+    "blizzard": "force",  # §9.4.3 3: which force is Shattered (or annihilated)
+    "epidemic-holding": "holding",  # §9.4.3 4: which holding
+    "catastrophe-force": "force",  # §9.4.3 6, a 5: the square of which force
+    "catastrophe-holding": "holding",  # §9.4.3 6, a 6: the square of which holding
+}
 
 
 def may_sack(state: CampaignState, player_id: str) -> bool:
@@ -183,6 +196,17 @@ def validate_orders(state: CampaignState, player_id: str, orders: PlayerOrders) 
                 "army_initiative",
             )
         )
+    for kind in orders.event_targets:
+        if kind not in EVENT_TARGET_KINDS:
+            errors.append(
+                OrderError(
+                    None,
+                    "bad-event-target",
+                    "Only the random events that strike a force or holding of yours take a "
+                    "choice of target.",
+                    "event_targets",
+                )
+            )
     forces = {f.id: f for f in state.forces}
     for fid in orders.initiative_priority:
         f = forces.get(fid)

@@ -20,6 +20,7 @@ from campaign.labels import STATUS, TERRITORY, features_label, label
 from campaign.map.build import map_model
 from campaign.map.model import Clickable, MapModel
 from campaign.models import Orders, Player, Turn
+from campaign.orders.event_targets import EventChoices, event_choices_for_player
 from rules import (
     CampaignState,
     Coord,
@@ -238,6 +239,13 @@ class OrdersPage:
     def may_sack(self) -> bool:
         """§11.6: only the Raiders carry off loot: nobody else is offered a sack."""
         return may_sack(self.state, self.player.key)
+
+    @property
+    def event_choices(self) -> EventChoices:
+        """The "Random events" box: re-roll and targets (campaign.orders.event_targets)."""
+        return event_choices_for_player(
+            state=self.state, player_key=self.player.key, orders=self.orders
+        )
 
     @property
     def by_army(self) -> bool:

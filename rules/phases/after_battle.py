@@ -36,7 +36,6 @@ from rules.events import (
     ForceMoved,
     HoldingCaptured,
     IndividualLost,
-    LeaderPromoted,
     LootLost,
     ReactionSuffered,
     RegroupPooled,
@@ -45,17 +44,15 @@ from rules.events import (
 )
 from rules.orders import orders_index
 from rules.phases.common import remove_force
+from rules.phases.promotion import replace_leader
 from rules.types import (
     CampaignState,
     Command,
     Coord,
     Force,
-    General,
-    IndividualKind,
     Options,
     Outcome,
     Quality,
-    Speciality,
     Status,
     Territory,
     Unit,
@@ -69,30 +66,6 @@ VALID_PAIRS = {
     (Outcome.STALEMATE, Outcome.STALEMATE),
 }
 
-# R8.6.2 [SR sort key]: Hero/Destroyer/Special Fighter first, then the printed order.
-PROMOTION_RANK = {
-    IndividualKind.HERO: 0,
-    IndividualKind.DESTROYER: 0,
-    IndividualKind.SPECIAL_FIGHTER: 0,
-    IndividualKind.DRUID: 1,
-    IndividualKind.WIZARD: 2,
-    IndividualKind.PRIEST: 3,
-    IndividualKind.ENCHANTRESS: 4,
-    IndividualKind.SEER: 5,
-    IndividualKind.STANDARD_BEARER: 6,
-    IndividualKind.HERALD: 7,
-    IndividualKind.SCOUT: 8,
-    IndividualKind.MESSENGER: 9,
-    IndividualKind.ORDER_BEARER: 10,  # [SR] not listed; last, after the Messenger
-}
-# R8.6.2.3: Cavalry > Infantry > Missile > Artillery; flyers and creatures cannot (R8.6.2.4).
-UNIT_PROMOTION_RANK = {
-    Speciality.CAVALRY: 0,
-    Speciality.INFANTRY: 1,
-    Speciality.MISSILE: 2,
-    Speciality.ARTILLERY: 3,
-}
-QUALITY_RANK = {Quality.LEVY: 0, Quality.AVERAGE: 1, Quality.VETERAN: 2, Quality.ELITE: 3}
 TERRITORY_RANK = {Territory.FRIENDLY: 0, Territory.NEUTRAL: 1, Territory.ENEMY: 2}
 
 
@@ -580,12 +553,12 @@ def _replace_leaders(
     state: CampaignState, sides: dict[str, BattleSide]
 ) -> tuple[CampaignState, list[Event]]:
     """(8) R8.6: every force of the battle still in play with no general left promotes a new
-    CV 1 leader (`_replace_leader`)."""
+    CV 1 leader (`rules.phases.promotion`)."""
     events: list[Event] = []
     for side in sides.values():
         for bf in side.forces:
             if any(f.id == bf.force_id for f in state.forces):
-                state, ev = _replace_leader(state, state.force(bf.force_id))
+                state, ev = replace_leader(state, state.force(bf.force_id))
                 events.extend(ev)
     return state, events
 
@@ -892,58 +865,3 @@ def _capture_holding(
     return state, [
         HoldingCaptured(h.id, captor.owner, h.owner, captor.id, h.capital, rule="R8.4.7")
     ]
-
-
-# --- R8.6 leader replacement ------------------------------------------------------------------
-
-
-def _replace_leader(state: CampaignState, f: Force) -> tuple[CampaignState, list[Event]]:
-    """R8.6.1: a force with no general left promotes a CV 1 leader on foot from the ranks;
-    with `naran_promotion`, R8.6.2's priority picks the figure (CV 1 too, R8.6.2.6)."""
-    if f.generals:
-        return state, []
-    gid, state = state.new_id("g")
-    source = "ranks"
-    name = "promoted leader"
-    mounted = False
-    points = 0
-    commands = list(f.commands)
-    individuals = f.individuals
-    host = next(i for i, c in enumerate(commands) if c.units)  # a force always has a unit here
-    if state.options.naran_promotion:
-        if individuals:  # R8.6.2.1–2
-            best = min(
-                individuals,
-                key=lambda i: (PROMOTION_RANK.get(i.kind, 99), -i.points, not i.mounted, i.id),
-            )
-            individuals = tuple(i for i in individuals if i.id != best.id)
-            gid, name = best.id, best.name or best.kind.value
-            mounted, points = best.mounted, best.points  # R8.6.2.5: keeps its own profile
-            source = f"individual:{best.kind.value}"
-        else:  # R8.6.2.3–4: the unit Leader (Capo) of the best eligible unit
-            cands = [
-                (ci, u)
-                for ci, c in enumerate(commands)
-                for u in c.units
-                if u.speciality in UNIT_PROMOTION_RANK and u.figures >= 2
-            ]
-            if cands:
-                ci, u = min(
-                    cands,
-                    key=lambda cu: (
-                        UNIT_PROMOTION_RANK[cu[1].speciality],
-                        -cu[1].points_per_figure,
-                        -QUALITY_RANK[cu[1].quality],
-                    ),
-                )
-                # [SR] the figure leaves its unit (it loses its Leader, R8.6.2.3)
-                c = commands[ci]
-                units = tuple(
-                    replace(x, figures=x.figures - 1) if x.id == u.id else x for x in c.units
-                )
-                commands[ci] = replace(c, units=units)
-                host, mounted, points, source = ci, u.mounted, u.points_per_figure, f"unit:{u.id}"
-    general = General(gid, cv=1, name=name, points=points, mounted=mounted)
-    commands[host] = replace(commands[host], general=general)
-    state = state.replace_force(replace(f, commands=tuple(commands), individuals=individuals))
-    return state, [LeaderPromoted(f.id, gid, source)]

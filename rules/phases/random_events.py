@@ -5,9 +5,10 @@ entry holds the snow table, R11.8 [SR]: map-wide, levels accumulate), then each 
 events table in the file's role order, one 1D6 per active player of that role.
 
 §9.4 [NARAN], when `random_events` is on, on the reinforcement schedule [SR A-41]: for each
-active player in player order, the 3D6 general table (an 8 rolls again and applies both,
-A-41), then the 1D6 tribal table if the player is tribal (§9.4.2), then the 1D6 catastrophe
-table (§9.4.3). All are independent rolls.
+active player in player order, the 3D6 general table (on an 8 the player may roll again, and
+then both apply, A-41; whether he does is his standing choice, `PlayerOrders.event_reroll`,
+rules.phases.event_choices), then the 1D6 tribal table if the player is tribal (§9.4.2),
+then the 1D6 catastrophe table (§9.4.3). All are independent rolls.
 
 Order of Phases 6–8 on an Incursion key day [SR]: day and end checks (Phase 6), then every
 role's reinforcements and purchases (Phase 7), then snow and events (Phase 8). Extra points
@@ -15,10 +16,15 @@ from events go to the bank and are spent on the player's next reinforcement occa
 
 Choices the rules leave to the owner use these defaults [SR A-41]: a gift (hero, wizard,
 scouts, tokens, CV +1) goes to his forces by highest leader CV, then most points, then lowest
-id, skipping forces with no room for another character (R2.5.5: individuals ≤ units); a
-blow (Shattered, CV stress, epidemic, catastrophe) falls where it hurts least: the weakest
-force not yet Shattered, the leader with the lowest CV, a holding or square with the fewest
-of his points. Tokens are dealt one at a time round the chosen forces (or archer units).
+id, skipping forces with no room for another character (R2.5.5: individuals ≤ units).
+Tokens are dealt one at a time round the chosen forces (or archer units). Where a blow falls
+(CV stress, the storm's Shattered, an epidemic's holding, a catastrophe's square) is its
+owner's choice (A-41): the first still valid of his ranked `PlayerOrders.event_targets`
+(rules.phases.event_choices). Without one, [SR] it falls where it hurts him least among the
+targets where it bites at all: the lowest-CV leader above the stress's CV 2, the weakest
+force not yet Shattered, the holding or square with the fewest of his points (counting the
+bank at his capital) that holds a force of his or his banked reserves. Only where no target
+would feel it does the least-harm target among all take it.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ from rules.events import (
     TokensGained,
 )
 from rules.phases.common import remove_force
+from rules.phases.event_choices import KEPT, chosen, rolls_again
 from rules.phases.reinforcements import id_key, own_capital
 from rules.scenarios import EventSpec, Scenario, Table, scenario_for
 from rules.types import CampaignState, Coord, Force, Holding, Individual, IndividualKind, Status
@@ -141,13 +148,16 @@ def _key_day(state: CampaignState, scenario: Scenario, dice: Dice) -> Result:
                 )
                 spec = table.lookup(rec.value)
                 state, ev, detail = _apply(state, dice, p.id, spec, "§11.8", purpose)
+                again = rolls_again(state, p.id, spec)
+                if spec.get("reroll", False) and not again:
+                    detail = f"{detail}; {KEPT}"
                 events.append(
                     RandomEvent(
                         p.id, f"day-{key.day}-{role_id}", spec.key, rec.value, detail, rule="§11.8"
                     )
                 )
                 events.extend(ev)
-                if not spec.get("reroll", False):  # "+100 and roll another die": same table
+                if not again:  # "+100 and you may roll another die": same table
                     break
                 purpose = f"{purpose}-again"
     return state, events
@@ -169,13 +179,16 @@ def _event_judge(table: Table) -> Judge:
 def _random_events(state: CampaignState, pid: str, dice: Dice) -> Result:
     events: list[Event] = []
     purpose = f"events:{pid}:general"
-    while True:  # §9.4.1; 8 = +100 and roll again, both applied (A-41)
+    while True:  # §9.4.1; 8 = +100 and he may roll again, both applied (A-41)
         rec, key = event_roll(dice, purpose=purpose)
         spec = GENERAL[key]
         state, ev, detail = _apply(state, dice, pid, spec, "§9.4.1", purpose)
+        again = rolls_again(state, pid, spec)
+        if spec.get("reroll", False) and not again:
+            detail = f"{detail}; {KEPT}"
         events.append(RandomEvent(pid, "general", key, rec.total or 0, detail, rule="§9.4.1"))
         events.extend(ev)
-        if not spec.get("reroll", False):
+        if not again:
             break
         purpose = f"events:{pid}:general-again"
     if state.player(pid).tribal:
@@ -336,11 +349,14 @@ def _join(
 def _leader_cv(
     state: CampaignState, pid: str, key: str, rule: str
 ) -> tuple[CampaignState, list[Event], str]:
-    """D-18 / A-42 through `clamp_cv_event`: stress falls on the lowest-CV leader; a leader
-    emerges from the highest-CV leader still below the maximum."""
+    """D-18 / A-42 through `clamp_cv_event`: stress falls on the leader of the force the
+    player chose (A-41), else on the lowest-CV leader it lowers (above CV 2); a leader emerges
+    from the highest-CV leader still below the maximum."""
     forces = [f for f in _mine(state, pid) if f.leader is not None]
     if key == "leader-stress":
-        forces.sort(key=lambda f: (f.cv, id_key(f.id)))
+        pick = chosen(state, pid, "leader-stress", forces, lambda f: f.id)
+        biting = [f for f in forces if f.cv > T.CV_STRESS]
+        forces = [pick] if pick else sorted(biting or forces, key=lambda f: (f.cv, id_key(f.id)))
     else:
         forces = [f for f in _best(state, pid) if f.leader is not None and f.cv < T.CV_MAX]
     if not forces:
@@ -416,17 +432,18 @@ def _wizard_points(
 
 
 def _blizzard(state: CampaignState, pid: str, rule: str) -> tuple[CampaignState, list[Event], str]:
-    """One force gets Shattered; if all already were, one is annihilated (p. 41, p. 47)."""
+    """One force gets Shattered; if all already were, one is annihilated (p. 41, p. 47). The
+    player's ranked choice picks it (A-41), else the weakest."""
     mine = _mine(state, pid)
     if not mine:
         return state, [], "no force to strike"
     steady = _weakest([f for f in mine if f.status is not Status.SHATTERED])
+    pool = steady or _weakest(mine)
+    f = chosen(state, pid, "blizzard", pool, lambda f: f.id) or pool[0]
     if steady:
-        f = steady[0]
         state = state.replace_force(replace(f, status=Status.SHATTERED))
         ev: list[Event] = [ReactionSuffered(f.id, f.status.value, Status.SHATTERED.value, rule)]
         return state, ev, f"force {f.id} is Shattered"
-    f = _weakest(mine)[0]
     state, ev = remove_force(state, f, reason="annihilated (all forces Shattered)", rule=rule)
     return state, ev, f"force {f.id} annihilated"
 
@@ -495,14 +512,16 @@ def _strike(
 def _epidemic_holding(
     state: CampaignState, pid: str, points: int, rule: str
 ) -> tuple[CampaignState, list[Event], str]:
-    """Catastrophe 4: the owner picks the holding [SR: the one costing him least]."""
+    """Catastrophe 4: the owner picks the holding (A-41, his ranked choice); [SR] without
+    one, the one costing him least among those where it bites (`_bites`)."""
     capital = own_capital(state, pid)
-    mine = [h for h in state.holdings if h.owner == pid and not (h.destroyed or h.carried_by)]
+    mine = _own_holdings(state, pid)
     if not mine:
         return state, [], "no holding"
     cap = capital.id if capital is not None else None
-    h = min(
-        mine,
+    pool = [h for h in mine if _bites(state, pid, h.square)] or mine
+    h = chosen(state, pid, "epidemic-holding", mine, lambda h: h.id) or min(
+        pool,
         key=lambda h: (
             _points_at(state, pid, h.square) + (points if h.id == cap else 0),
             id_key(h.id),
@@ -535,38 +554,18 @@ def _catastrophe(
     state: CampaignState, dice: Dice, pid: str, rule: str, purpose: str
 ) -> tuple[CampaignState, list[Event], str]:
     """Catastrophe 6: every active player rolls 1D6; 5 strikes a square with one of his
-    forces, 6 a square with one of his holdings; there he loses half the points of every
-    force (and half his reserves, if it is his capital [SR]), his forces are Shattered and
-    one already Shattered is annihilated. [SR] He picks the square costing him least."""
+    forces, 6 a square with one of his holdings (`_struck_square`); there he loses half the
+    points of every force (and half his reserves, if it is his capital [SR]), his forces are
+    Shattered and one already Shattered is annihilated."""
     events: list[Event] = []
     notes = []
     for p in state.active_players():
         rec = dice.roll(purpose=f"{purpose}:{p.id}", rule=rule, judge=_struck)
-        squares: list[Coord] = []
-        if rec.value == 5:
-            squares = [f.square for f in _mine(state, p.id)]
-        elif rec.value == 6:
-            squares = [
-                h.square
-                for h in state.holdings
-                if h.owner == p.id and not (h.destroyed or h.carried_by)
-            ]
-        if not squares:
+        sq = _struck_square(state, p.id, rec.value)
+        if sq is None:
             continue
         capital = own_capital(state, p.id)
         bank = state.bank.get(p.id, 0)
-
-        def cost(
-            sq: Coord,
-            now: CampaignState = state,
-            capital: Holding | None = capital,
-            bank: int = bank,
-            who: str = p.id,
-        ) -> tuple[int, int, int]:
-            reserves = bank // 2 if capital is not None and capital.square == sq else 0
-            return (_points_at(now, who, sq) // 2 + reserves, sq[1], sq[0])
-
-        sq = min(squares, key=cost)
         if capital is not None and capital.square == sq and bank:
             state, ev = _bank(state, p.id, -(bank // 2), "catastrophe", rule)
             events += ev
@@ -576,6 +575,50 @@ def _catastrophe(
         events += ev
         notes.append(f"{p.id}: square {sq}")
     return state, events, "catastrophe: " + ("; ".join(notes) or "no one struck")
+
+
+def _struck_square(state: CampaignState, pid: str, value: int) -> Coord | None:
+    """The square a catastrophe strikes: on a 5 the square of the force he chose, on a 6 of
+    the holding he chose (A-41, `catastrophe-force` / `catastrophe-holding`); [SR] without a
+    choice, the one costing him least among those where it bites (`_bites`)."""
+    if value == 5:
+        forces = _mine(state, pid)
+        f = chosen(state, pid, "catastrophe-force", forces, lambda f: f.id)
+        if f is not None:
+            return f.square
+        squares = [f.square for f in forces]
+    elif value == 6:
+        holdings = _own_holdings(state, pid)
+        h = chosen(state, pid, "catastrophe-holding", holdings, lambda h: h.id)
+        if h is not None:
+            return h.square
+        squares = [h.square for h in holdings]
+        squares = [sq for sq in squares if _bites(state, pid, sq)] or squares
+    else:
+        return None
+    if not squares:
+        return None
+    capital = own_capital(state, pid)
+    bank = state.bank.get(pid, 0)
+
+    def cost(sq: Coord) -> tuple[int, int, int]:
+        reserves = bank // 2 if capital is not None and capital.square == sq else 0
+        return (_points_at(state, pid, sq) // 2 + reserves, sq[1], sq[0])
+
+    return min(squares, key=cost)
+
+
+def _own_holdings(state: CampaignState, pid: str) -> list[Holding]:
+    return [h for h in state.holdings if h.owner == pid and not (h.destroyed or h.carried_by)]
+
+
+def _bites(state: CampaignState, pid: str, square: Coord) -> bool:
+    """A blow on this square hurts him: a force of his stands there, or it is his capital
+    and he has reserves banked."""
+    if any(f.square == square for f in _mine(state, pid)):
+        return True
+    capital = own_capital(state, pid)
+    return capital is not None and capital.square == square and state.bank.get(pid, 0) > 0
 
 
 def apply_event(

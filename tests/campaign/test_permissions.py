@@ -188,6 +188,9 @@ EXPECT: dict[str, dict[str, Any]] = {
     # a player's army-wide choices (R6.1.2): an empty POST goes back to the page with its
     # message (302), saving nothing
     "campaign:orders-army": {"GET": GET_ONLY, "POST": row(403, 302, 302, 403)},
+    # a player's random-event choices (re-roll, targets): an empty POST goes back to the page
+    # with its message (302), saving nothing
+    "campaign:orders-events": {"GET": GET_ONLY, "POST": row(403, 302, 302, 403)},
     # the other side's force does not exist for a player (404); an empty POST re-shows the
     # editor with its errors (200), saving nothing
     "campaign:orders-force[side_a force]": {"GET": OWN_FORCE_A, "POST": OWN_FORCE_A},

@@ -364,8 +364,52 @@ def test_loser_whose_generals_died_promotes_a_cv1_leader_core():
     f = new.force("b")
     assert len(f.generals) == 1 and f.leader.cv == 1 and not f.leader.mounted
     lp = next(e for e in events if type(e).__name__ == "LeaderPromoted")
-    assert (lp.force_id, lp.source, lp.rule) == ("b", "ranks", "R8.6")
+    # R8.6.1: promoted from the ranks, so the figure leaves the unit
+    assert (lp.force_id, lp.source, lp.rule) == ("b", "unit:v", "R8.6")
+    assert unit_figures(new, "b") == {"v": 9}
     assert f.leader.id == lp.general_id and f.leader.id.startswith("g")
+
+
+def test_core_promotion_takes_the_biggest_unit_on_foot():
+    s = state_with(
+        force("r", "red", (3, 3), unit("u")),
+        force(
+            "b",
+            "blue",
+            (3, 3),
+            unit("cav", 20, spec=Speciality.CAVALRY),
+            unit("fly", 20, spec=Speciality.AIR_CAVALRY),
+            unit("a", 6),
+            unit("b", 8, spec=Speciality.MISSILE),
+            unit("c", 8),
+        ),
+    )
+    r = result((W, L), individuals=(IndividualFate("g-b", "killed"),))
+    new, events, _ = run(s, [battle(s, (3, 3), ["r"], ["b"])], [r], [])
+    assert unit_figures(new, "b") == {"cav": 20, "fly": 20, "a": 6, "b": 7, "c": 8}
+    assert next(e for e in events if type(e).__name__ == "LeaderPromoted").source == "unit:b"
+
+
+def test_core_promotion_takes_a_last_figure_only_when_no_unit_on_foot_has_two():
+    s = state_with(
+        force("r", "red", (3, 3), unit("u")),
+        force("b", "blue", (3, 3), unit("cav", 5, spec=Speciality.CAVALRY), unit("lone", 1)),
+    )
+    r = result((W, L), individuals=(IndividualFate("g-b", "killed"),))
+    new, events, _ = run(s, [battle(s, (3, 3), ["r"], ["b"])], [r], [])
+    assert unit_figures(new, "b") == {"cav": 5}
+    assert not new.force("b").leader.mounted
+
+
+def test_core_promotion_dismounts_a_rider_when_no_one_is_on_foot():
+    s = state_with(
+        force("r", "red", (3, 3), unit("u")),
+        force("b", "blue", (3, 3), unit("cav", 5, spec=Speciality.CAVALRY)),
+    )
+    r = result((W, L), individuals=(IndividualFate("g-b", "killed"),))
+    new, events, _ = run(s, [battle(s, (3, 3), ["r"], ["b"])], [r], [])
+    assert unit_figures(new, "b") == {"cav": 4}
+    assert not new.force("b").leader.mounted
 
 
 def test_naran_promotion_prefers_a_hero_over_a_wizard():

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from rules.codec import from_data, to_data
 from rules.dice import ScriptedDice
 from rules.orders import PlayerOrders, ReinforcementRequest
 from rules.phases import day as day_phase
@@ -365,6 +366,17 @@ def test_d17_eight_gives_100_and_rolls_again():
     ]
 
 
+def test_d17_eight_rolls_again_only_if_the_player_wants():
+    s = _ev_state(force("a", "orc"))
+    s = replace(s, orders={"orc": PlayerOrders("orc", event_reroll=False)})
+    new, events, d = run(events_phase, s, [2, 3, 3, 1])
+    ev = [e for e in events if type(e).__name__ == "RandomEvent"]
+    assert [e.event for e in ev] == ["reinforcements-100-reroll", "none"]
+    assert "does not roll again" in ev[0].detail
+    assert new.bank["orc"] == 100
+    assert [r.purpose for r in d.ledger] == ["events:orc:general", "events:orc:catastrophe"]
+
+
 @pytest.mark.parametrize(
     ("cv", "dice", "after"),
     [(6, [6, 6, 1], 6), (4, [6, 6, 1], 5), (4, [2, 3, 6], 2), (1, [2, 3, 6], 1)],
@@ -437,3 +449,63 @@ def test_no_random_events_when_off_or_off_schedule():
     s = _ev_state(force("a", "orc"))
     assert run(events_phase, replace(s, options=Options()), [])[1] == []
     assert run(events_phase, replace(s, day=6), [])[1] == []
+
+
+def test_the_event_choices_round_trip_through_the_codec():
+    po = PlayerOrders(
+        "orc", event_reroll=False, event_targets={"leader-stress": ("b", "a"), "blizzard": ()}
+    )
+    data = to_data(po)
+    assert data["event_reroll"] is False
+    assert data["event_targets"] == {"leader-stress": ["b", "a"], "blizzard": []}
+    assert from_data(PlayerOrders, data) == po
+    assert from_data(PlayerOrders, {"player_id": "orc"}).event_reroll is True
+
+
+def _orders(**targets: tuple[str, ...]) -> dict[str, PlayerOrders]:
+    return {
+        "orc": PlayerOrders(
+            "orc", event_targets={k.replace("_", "-"): v for k, v in targets.items()}
+        )
+    }
+
+
+def test_the_storm_strikes_the_force_the_owner_chose():
+    a = force("a", "orc", (1, 1), unit("a1", 20))
+    b = force("b", "orc", (2, 2), unit("b1", 5))
+    s = replace(_ev_state(a, b), orders=_orders(blizzard=("a",)))
+    new, _, _ = run(events_phase, s, [1, 1, 1, 3])
+    assert new.force("a").status is Status.SHATTERED and new.force("b").status is Status.PROBE
+
+
+def test_an_epidemic_without_a_choice_strikes_where_it_bites():
+    hs = (
+        Holding("cap", (0, 0), "orc", "orc", capital=True),
+        Holding("v1", (5, 5), "orc", "orc"),
+        Holding("v2", (2, 2), "orc", "orc"),
+    )
+    a = force("a", "orc", (2, 2), unit("a1", 20, ppf=10))
+    new, events, _ = run(events_phase, _ev_state(a, holdings=hs), [1, 1, 1, 4])
+    assert new.force("a").units[0].figures == 10  # v2, the only holding where it bites
+    assert any("v2" in getattr(e, "detail", "") for e in events)
+    s = replace(_ev_state(a, holdings=hs), orders=_orders(epidemic_holding=("v1",)))
+    new, events, _ = run(events_phase, s, [1, 1, 1, 4])
+    assert new.force("a").units[0].figures == 20  # his choice: the empty village
+
+
+def test_a_catastrophe_strikes_the_holding_the_owner_chose():
+    hs = (Holding("v1", (5, 5), "orc", "orc"), Holding("v2", (2, 2), "orc", "orc"))
+    a = force("a", "orc", (2, 2), unit("a1", 20, ppf=10))
+    b = force("b", "orc", (5, 5), unit("b1", 10, ppf=10))
+    s = replace(_ev_state(a, b, holdings=hs), orders=_orders(catastrophe_holding=("gone", "v2")))
+    new, _, _ = run(events_phase, s, [1, 1, 1, 6, 6])
+    assert new.force("a").status is Status.SHATTERED and new.force("b").status is Status.PROBE
+    s = replace(_ev_state(a, b, holdings=hs), orders=_orders(catastrophe_force=("b",)))
+    new, _, _ = run(events_phase, s, [1, 1, 1, 6, 5])
+    assert new.force("b").status is Status.SHATTERED and new.force("a").status is Status.PROBE
+
+
+def test_leader_stress_without_a_choice_falls_where_it_lowers_a_cv():
+    fs = (force("a", "orc", cv=5), force("b", "orc", cv=2), force("c", "orc", cv=4))
+    new, _, _ = run(events_phase, _ev_state(*fs), [2, 3, 6, 1])
+    assert [f.cv for f in new.forces] == [5, 2, 2]
