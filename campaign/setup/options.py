@@ -40,10 +40,11 @@ class OptionSpec:
         return value.value if isinstance(value, Enum) else value
 
 
-# Options the engine keeps (old campaigns and exports carry them) but nobody is offered: the
-# messenger model of order delivery (§5.4) is a hook the rulebook never defines, so it has no
-# effect to choose.
-NOT_OFFERED = ("order_delivery_model",)
+# Options the engine keeps (old campaigns and exports carry them) but nobody is offered, since
+# choosing them would change nothing: the messenger model of order delivery (§5.4) is a hook
+# the rulebook never defines; naval movement (§6.11) needs waters, ports and ships on the map,
+# which the map does not have yet (docs/rules-coverage.md).
+NOT_OFFERED = ("order_delivery_model", "naval_movement")
 
 OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec(
@@ -157,12 +158,6 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
                 strict=True,
             )
         ),
-    ),
-    OptionSpec(
-        "naval_movement",
-        "§6.11",
-        gettext_lazy("Provisional Naran rules for moving by sea, lake and river."),
-        naran=True,
     ),
     OptionSpec(
         "battle_result_method",
