@@ -171,6 +171,7 @@ PRIVATE_EVENTS = frozenset(
         "LeaderPromoted",
         "TokensGained",
         "RegroupPooled",
+        "RegroupSpent",
         "OrderRefused",
     }
 )

@@ -1,5 +1,6 @@
-"""Sentences of Phases 6–7 (time, the bank, a scenario's supply convoys, R9.2, R9.3.8–9).
-Registered in `campaign.sentences`' table, which imports this module last."""
+"""Sentences kept out of `campaign.sentences` (which is full): a regrouping pool spent
+(R8.3.2), time, the bank and a scenario's supply convoys (R9.2, R9.3.8–9). Registered in
+`campaign.sentences`' table, which imports this module last."""
 
 from __future__ import annotations
 
@@ -36,4 +37,19 @@ def _bank(e: EventData, n: Names) -> str:
         "change": signed(int(e.get("change") or 0)),
         "bank": e.get("bank"),
         "reason": e.get("reason") or "—",
+    }
+
+
+@renders("RegroupSpent")
+def _regroup_spent(e: EventData, n: Names) -> str:
+    return _(
+        "%(force)s spent %(points)s points of its %(speciality)s pool: %(figures)s figure(s) "
+        "joined %(unit)s (R8.3.2); %(pool)s points are left."
+    ) % {
+        "force": n.force(e.get("force_id")),
+        "points": e.get("points"),
+        "speciality": str(e.get("speciality", "")).replace("-", " "),
+        "figures": e.get("figures"),
+        "unit": n.member(e.get("unit_id")),
+        "pool": e.get("pool"),
     }

@@ -326,6 +326,19 @@ class OrderRefused(Event):
 
 # --- Phases 4–8 additions ---
 @dataclass(frozen=True, slots=True)
+class RegroupSpent(Event):
+    """R8.3.2: a force's pool bought figures for one of its units."""
+
+    force_id: str
+    unit_id: str
+    figures: int
+    speciality: str
+    points: int
+    pool: int
+    rule: str = "R8.3.2"
+
+
+@dataclass(frozen=True, slots=True)
 class RegroupPooled(Event):
     """Recovered figures' points joined a force's pool of one speciality."""
 

@@ -78,6 +78,16 @@ class ReinforcementRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class RegroupPurchase:
+    """R8.3.2 [NARAN]: figures a force's regrouping pool buys for one of its units of the same
+    speciality, before the turn's Phase 1 (so that they fight in its next battle)."""
+
+    force_id: str
+    unit_id: str
+    figures: int
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerOrders:
     player_id: str
     forces: Mapping[str, ForceOrders] = field(default_factory=dict)
@@ -91,6 +101,7 @@ class PlayerOrders:
     # §9.4 / A-41: the target a blow falls on is its owner's choice; per EVENT_TARGET_KINDS,
     # his ranked force or holding ids (the first still valid is struck)
     event_targets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    regroup: tuple[RegroupPurchase, ...] = ()  # R8.3.2, spent at the start of Phase 1
 
     def for_force(self, force_id: str) -> ForceOrders | None:
         return self.forces.get(force_id)
@@ -161,6 +172,58 @@ EVENT_TARGET_KINDS = {
 }
 
 
+def regroup_cost(force: Force, purchase: RegroupPurchase) -> tuple[str, int] | None:
+    """The pool (speciality) a purchase draws on and its points, or None when the unit is
+    not the force's."""
+    unit = next((u for u in force.units if u.id == purchase.unit_id), None)
+    if unit is None:
+        return None
+    return unit.speciality.value, purchase.figures * unit.points_per_figure
+
+
+def regroup_errors(
+    state: CampaignState, player_id: str, purchases: tuple[RegroupPurchase, ...]
+) -> list[OrderError]:
+    """R8.3.2: a pool buys figures only for a unit of its force and speciality, up to the
+    points in it (the purchases of one pool together)."""
+    errors: list[OrderError] = []
+    spent: dict[tuple[str, str], int] = {}
+    for p in purchases:
+        force = next((f for f in state.forces if f.id == p.force_id), None)
+        if force is None or force.owner != player_id:
+            errors.append(OrderError(p.force_id, "not-your-force", "This force is not yours."))
+            continue
+        if not state.options.naran_regroup:
+            errors.append(
+                OrderError(p.force_id, "regroup-off", "Regrouping is not used (R8.3).", "regroup")
+            )
+            continue
+        cost = regroup_cost(force, p)
+        if cost is None or p.figures < 1:
+            errors.append(
+                OrderError(
+                    p.force_id,
+                    "regroup-bad-unit",
+                    "A regrouping buys at least one figure for one of the force's units.",
+                    "regroup",
+                )
+            )
+            continue
+        key = (p.force_id, cost[0])
+        spent[key] = spent.get(key, 0) + cost[1]
+        if spent[key] > force.regroup_pool.get(cost[0], 0):
+            errors.append(
+                OrderError(
+                    p.force_id,
+                    "regroup-over-pool",
+                    f"The {cost[0]} pool of {p.force_id} holds "
+                    f"{force.regroup_pool.get(cost[0], 0)} points (R8.3.2).",
+                    "regroup",
+                )
+            )
+    return errors
+
+
 def may_sack(state: CampaignState, player_id: str) -> bool:
     """§11.6 (p. 44): carrying off loot "concerns only the Raiders": the scenario role that
     wins by bringing loot home (`victory.loot_to_capital`)."""
@@ -208,6 +271,7 @@ def validate_orders(state: CampaignState, player_id: str, orders: PlayerOrders) 
                 )
             )
     forces = {f.id: f for f in state.forces}
+    errors += regroup_errors(state, player_id, orders.regroup)
     for fid in orders.initiative_priority:
         f = forces.get(fid)
         if f is None or f.owner != player_id:

@@ -23,6 +23,7 @@ from rules.phases import (
     force_tests,
     movement,
     random_events,
+    regroup,
     reinforcements,
     will_to_fight,
 )
@@ -60,7 +61,7 @@ def resolve_turn(
     start = len(dice.ledger)
     state = replace(state, orders=dict(orders), pending_battles=(), wtf_triggers={}, moves={})
     events: list[Event] = []
-    for phase in (weather_phase.resolve, force_tests.resolve, movement.resolve):
+    for phase in (weather_phase.resolve, regroup.resolve, force_tests.resolve, movement.resolve):
         state, ev = phase(state, dice)
         events.extend(ev)
     state = replace(state, phase="battles" if state.pending_battles else "after")

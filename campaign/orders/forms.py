@@ -260,6 +260,11 @@ def order_error_message(err: OrderError, fo: ForceOrders, card: ForceCard, scena
         ),
         "ambush-needs-defend": _("Only a force on Defend can lay an ambush (§7.10.5)."),
         "bad-initiative": _("The initiative preference must be early or late (R6.1.5)."),
+        "regroup-over-pool": _("The pool of that speciality does not hold enough points (R8.3.2)."),
+        "regroup-bad-unit": _(
+            "A regrouping buys at least one figure for one of the force's units."
+        ),
+        "regroup-off": _("This campaign does not use regrouping (R8.3)."),
         "bad-weather-shift": _("A Wizard moves the weather one row, better or worse (R4.4.1)."),
         "weather-shift-no-wizard": _(
             "Only a force with a Wizard may change its weather, in a campaign with the weather "

@@ -21,6 +21,7 @@ from campaign.map.build import map_model
 from campaign.map.model import Clickable, MapModel
 from campaign.models import Orders, Player, Turn
 from campaign.orders.event_targets import EventChoices, event_choices_for_player
+from campaign.orders.regroup_lines import RegroupLine, regroup_lines
 from rules import (
     CampaignState,
     Coord,
@@ -246,6 +247,11 @@ class OrdersPage:
         return event_choices_for_player(
             state=self.state, player_key=self.player.key, orders=self.orders
         )
+
+    @property
+    def regroup(self) -> list[RegroupLine]:
+        """The "Regrouping" box: what each pool may buy (R8.3.2, `orders.regroup_lines`)."""
+        return regroup_lines(self)
 
     @property
     def by_army(self) -> bool:

@@ -191,6 +191,8 @@ EXPECT: dict[str, dict[str, Any]] = {
     # a player's random-event choices (re-roll, targets): an empty POST goes back to the page
     # with its message (302), saving nothing
     "campaign:orders-events": {"GET": GET_ONLY, "POST": row(403, 302, 302, 403)},
+    # an empty regrouping saves nothing new: back to the orders page (R8.3.2)
+    "campaign:orders-regroup": {"GET": GET_ONLY, "POST": row(403, 302, 302, 403)},
     # the other side's force does not exist for a player (404); an empty POST re-shows the
     # editor with its errors (200), saving nothing
     "campaign:orders-force[side_a force]": {"GET": OWN_FORCE_A, "POST": OWN_FORCE_A},

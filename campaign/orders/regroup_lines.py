@@ -1,0 +1,54 @@
+"""What the orders page's "Regrouping" box lists (R8.3.2 [NARAN]): each unit of the player's
+forces whose speciality has points in its force's pool, with the figures he asked for."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from campaign.labels import SPECIALITY, label
+
+if TYPE_CHECKING:
+    from campaign.orders.selectors import OrdersPage
+
+
+@dataclass(frozen=True)
+class RegroupLine:
+    """One unit a pool may buy figures for, and how many its owner asked for."""
+
+    field: str
+    force_id: str
+    unit_id: str
+    force: str
+    unit: str
+    speciality: str
+    points_per_figure: int
+    pool: int
+    figures: int
+
+
+def regroup_lines(page: OrdersPage) -> list[RegroupLine]:
+    """Every unit of the player's forces whose speciality has points in the force's pool."""
+    if not page.state.options.naran_regroup:
+        return []
+    asked = {(p.force_id, p.unit_id): p.figures for p in page.orders.regroup}
+    out: list[RegroupLine] = []
+    for card in page.forces:
+        pool = card.force.regroup_pool
+        for u in card.force.units:
+            points = pool.get(u.speciality.value, 0)
+            if points and u.points_per_figure:
+                out.append(
+                    RegroupLine(
+                        f"regroup-{len(out)}",
+                        card.key,
+                        u.id,
+                        card.name,
+                        u.type,
+                        label(SPECIALITY, u.speciality),
+                        u.points_per_figure,
+                        points,
+                        asked.get((card.key, u.id), 0),
+                    )
+                )
+    return out
