@@ -37,6 +37,7 @@ from rules.orders import (
     validate_orders,
 )
 from rules.phases.after_battle import validate_result
+from rules.phases.reinforcements import request_problems as reinforcement_request_problems
 from rules.scenarios import Scenario, load_scenario
 from rules.setup.forces import validate_force_organisation
 from rules.setup.holdings import RACE_HOLDING_TERRAIN, chebyshev, validate_holding_placement
@@ -158,6 +159,7 @@ __all__ = [
     "load_scenario",
     "may_sack",
     "odds_pool",
+    "reinforcement_request_problems",
     "resolve_after_battles",
     "resolve_turn",
     "seen_force",
