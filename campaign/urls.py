@@ -10,6 +10,7 @@ from campaign.home import home
 from campaign.keys import KeyConverter
 from campaign.map import views as map_views
 from campaign.orders import choices as orders_choices
+from campaign.orders import reinforcements as orders_reinforcements
 from campaign.orders import views as orders
 from campaign.reports import views as reports
 from campaign.setup.views import map as setup_map
@@ -53,6 +54,21 @@ urlpatterns = [
     path(f"{C}orders/", orders.orders, name="orders"),
     path(f"{C}orders/confirm/", orders.orders_confirm_view, name="orders-confirm"),
     path(f"{C}orders/army/", orders_choices.orders_army, name="orders-army"),
+    path(
+        f"{C}orders/reinforcements/",
+        orders_reinforcements.reinforcements,
+        name="reinforcements",
+    ),
+    path(
+        f"{C}orders/reinforcements/remove/",
+        orders_reinforcements.reinforcements_remove,
+        name="reinforcements-remove",
+    ),
+    path(
+        f"{C}orders/reinforcements/move/",
+        orders_reinforcements.reinforcements_move,
+        name="reinforcements-move",
+    ),
     path(f"{C}orders/force/<key:force_key>/", orders.orders_force, name="orders-force"),
     path(f"{C}orders/force/<key:force_key>/path/", orders.orders_path, name="orders-path"),
     path(

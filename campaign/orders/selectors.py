@@ -237,6 +237,11 @@ class OrdersPage:
         return may_sack(self.state, self.player.key)
 
     @property
+    def bank(self) -> int:
+        """His reinforcement points in the bank (R9.3.8)."""
+        return self.state.bank.get(self.player.key, 0)
+
+    @property
     def by_army(self) -> bool:
         """R6.1.1–2: initiative by army, where the winner chooses when he moves."""
         return self.state.options.initiative_method == "by-army"

@@ -10,6 +10,7 @@ saved before untouched. Saving is not confirming: any change drops confirmed ord
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,15 @@ from campaign import adapters
 from campaign.errors import ServiceError, TurnNotOpen
 from campaign.models import Force, Orders, Player, Turn
 from campaign.signals import orders_confirmed
-from rules import Coord, ForceOrders, FormatError, OrderError, to_data, validate_orders
+from rules import (
+    Coord,
+    ForceOrders,
+    FormatError,
+    OrderError,
+    ReinforcementRequest,
+    to_data,
+    validate_orders,
+)
 
 
 class InvalidOrders(ServiceError):
@@ -178,3 +187,61 @@ def army_choices_save(
     turn, row = _locked(player, turn)
     data = {**(row.data if row is not None else {}), **choices}
     return _save(player, turn, row, data, user)
+
+
+# --- standing reinforcement requests (§9.3) --------------------------------------------------
+
+
+class ReinforcementsNotChanged(ServiceError):
+    """A request to remove or move that is not in the saved list (any more)."""
+
+
+def _requests_edit(
+    player: Player,
+    turn: Turn,
+    edit: Callable[[list[Any]], list[Any]],
+    user: User | None,
+) -> OrdersSaved:
+    """Apply `edit` to the saved list of requests (as stored) under the turn's lock, keeping
+    the rest of the orders as saved."""
+    turn, row = _locked(player, turn)
+    data = dict(row.data) if row is not None else {}
+    data["reinforcements"] = edit(list(data.get("reinforcements") or []))
+    return _save(player, turn, row, data, user)
+
+
+@transaction.atomic
+def reinforcement_add(
+    *, player: Player, turn: Turn, request: ReinforcementRequest, user: User | None = None
+) -> OrdersSaved:
+    """Add a purchase at the end of the player's standing requests (Phase 7 buys them in
+    order, R9.3.8). The caller has checked it (`rules.reinforcement_request_problems`)."""
+    return _requests_edit(player, turn, lambda reqs: [*reqs, to_data(request)], user)
+
+
+@transaction.atomic
+def reinforcement_remove(
+    *, player: Player, turn: Turn, index: int, user: User | None = None
+) -> OrdersSaved:
+    def edit(reqs: list[Any]) -> list[Any]:
+        if not 0 <= index < len(reqs):
+            raise ReinforcementsNotChanged("No such reinforcement request.")
+        return reqs[:index] + reqs[index + 1 :]
+
+    return _requests_edit(player, turn, edit, user)
+
+
+@transaction.atomic
+def reinforcement_move(
+    *, player: Player, turn: Turn, index: int, step: int, user: User | None = None
+) -> OrdersSaved:
+    """Move a request one place up (`step` -1) or down (+1) in the buying order."""
+
+    def edit(reqs: list[Any]) -> list[Any]:
+        to = index + step
+        if step not in (-1, 1) or not (0 <= index < len(reqs) and 0 <= to < len(reqs)):
+            raise ReinforcementsNotChanged("That request cannot move that way.")
+        reqs[index], reqs[to] = reqs[to], reqs[index]
+        return reqs
+
+    return _requests_edit(player, turn, edit, user)
