@@ -47,6 +47,7 @@ from rules import (
     Individual,
     ReinforcementRequest,
     Status,
+    Unit,
     reinforcement_request_problems,
 )
 
@@ -111,7 +112,7 @@ def compose(data: Any, catalogue: Catalogue, page: OrdersPage) -> Composed:
             errors.append(_("There is no such unit type in your roster."))
         if name.startswith("count_") and catalogue.character(name.removeprefix("count_")) is None:
             errors.append(_("There is no such character in your roster."))
-    units = []
+    units: list[Unit] = []
     for t in (*catalogue.units, *catalogue.elite):
         n = _count(data, f"figures_{t.key}", errors, t.unit.type)
         if n:
