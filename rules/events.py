@@ -280,6 +280,7 @@ class ReinforcementsArrived(Event):
     units: tuple[str, ...] = ()
     people: tuple[str, ...] = ()
     capital_id: str = ""
+    request: int | None = None  # its place in `PlayerOrders.reinforcements`
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,8 @@ standing requests in buying order. A POST of the form adds a request (checked fi
 troops, figures, R9.3.5 characters ≤ units); `-remove` and `-move` take one out or move it up
 or down. Plain form POSTs that redirect back with a message, so everything works without
 JavaScript. The requests are part of this turn's orders, bought in Phase 7 while the bank
-covers the next one (R9.3.8).
+covers the next one (R9.3.8); those not bought stand in the next turn's orders
+(`services.reinforcement_requests_carry`).
 """
 
 from __future__ import annotations

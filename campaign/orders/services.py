@@ -245,3 +245,28 @@ def reinforcement_move(
         return reqs
 
     return _requests_edit(player, turn, edit, user)
+
+
+def reinforcement_requests_carry(
+    *, previous: Turn, turn: Turn, events: list[dict[str, Any]]
+) -> int:
+    """Standing requests stand until bought (R9.3.8: the points wait in the bank): those of
+    `previous` that Phase 7 did not buy (`events`, its Phases 4–8 events) become the saved
+    orders of the new `turn`. Returns how many players' requests were carried."""
+    bought: dict[str, set[int]] = {}
+    for e in events:
+        if e.get("type") == "ReinforcementsArrived" and e.get("request") is not None:
+            bought.setdefault(str(e.get("player_id")), set()).add(int(e["request"]))
+    carried = 0
+    for row in Orders.objects.filter(turn=previous).select_related("player"):
+        reqs = (row.data or {}).get("reinforcements") or []
+        done = bought.get(row.player.key, set())
+        rest = [r for n, r in enumerate(reqs) if n not in done]
+        if rest and not row.player.surrendered:
+            Orders.objects.update_or_create(
+                turn=turn,
+                player=row.player,
+                defaults={"data": {"reinforcements": rest}, "status": Orders.Status.SAVED},
+            )
+            carried += 1
+    return carried

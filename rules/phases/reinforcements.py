@@ -222,7 +222,7 @@ def _deliver(
     joined = replace(host, commands=tuple(commands), individuals=host.individuals + individuals)
     state = state.replace_force(joined)
     state = _pay(state, pid, req.cost)
-    return state, [ReinforcementsArrived(pid, host.id, True, req.cost, **_what(req, capital))]
+    return state, [ReinforcementsArrived(pid, host.id, True, req.cost, **_what(req, n, capital))]
 
 
 def _new_force(
@@ -258,11 +258,13 @@ def _new_force(
     )
     state = state.with_forces([*state.forces, force])
     state = _pay(state, pid, req.cost)
-    arrived = ReinforcementsArrived(pid, fid, False, req.cost, rule="R9.3.4", **_what(req, capital))
+    arrived = ReinforcementsArrived(
+        pid, fid, False, req.cost, rule="R9.3.4", **_what(req, n, capital)
+    )
     return state, [arrived]
 
 
-def _what(req: ReinforcementRequest, capital: Holding) -> dict[str, Any]:
+def _what(req: ReinforcementRequest, n: int, capital: Holding) -> dict[str, Any]:
     """The arrival's readable contents for the report: "12 Spearmen", then names."""
     people = [req.general.name or "general"] if req.general is not None else []
     people += [i.name or i.kind.value for i in req.individuals]
@@ -270,6 +272,7 @@ def _what(req: ReinforcementRequest, capital: Holding) -> dict[str, Any]:
         "units": tuple(f"{u.figures} {u.type}" for u in req.units),
         "people": tuple(people),
         "capital_id": capital.id,
+        "request": n,
     }
 
 

@@ -8,9 +8,10 @@ import pytest
 from django.urls import reverse
 
 from campaign.adapters import state_current
-from campaign.models import Campaign, Holding, Orders, Player
+from campaign.models import Campaign, Holding, Orders, Player, Turn
 from campaign.orders.reinforcement_catalogue import catalogue_get
 from campaign.selectors import turn_current
+from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles
 
 pytestmark = pytest.mark.django_db
 
@@ -157,3 +158,39 @@ def test_only_players_buy(cast):
     assert (
         cast.client("observer").post(_url(cast.campaign, "reinforcements-move")).status_code == 403
     )
+
+
+def _resolve(campaign: Campaign) -> None:
+    turn = turn_close(turn=turn_current(campaign=campaign), seed=7)
+    turn_resolve(turn_id=turn.pk)
+    turn_resolve_after_battles(turn_id=turn.pk)
+
+
+def test_requests_not_bought_stand_in_the_next_turns_orders(cast):
+    c, client = cast.campaign, cast.client("side_b")
+    spear = _key(c, "defenders", "Spearmen")
+    client.post(_url(c), {f"figures_{spear}": "10"})
+    _resolve(c)  # day 1: no reinforcements, nothing bought
+    row = Orders.objects.get(turn=turn_current(campaign=c), player__key="defenders")
+    assert turn_current(campaign=c).number == 2 and row.status == Orders.Status.SAVED
+    assert [q["units"][0]["figures"] for q in row.data["reinforcements"]] == [10]
+    assert "Request 1: 60 points" in client.get(_url(c)).content.decode()
+
+
+def test_on_a_reinforcement_day_the_bought_requests_go_and_the_rest_stand(cast):
+    c, client = cast.campaign, cast.client("side_b")
+    Turn.objects.filter(campaign=c, number=1).update(number=7)  # Phase 6 makes it day 7
+    Campaign.objects.filter(pk=c.pk).update(turn_number=7, day=6)
+    spear = _key(c, "defenders", "Spearmen")
+    client.post(_url(c), {f"figures_{spear}": "10", "join": "d1"})
+    client.post(_url(c), {f"figures_{spear}": "1000"})  # 6000 points: more than the bank
+    c.refresh_from_db()
+    _resolve(c)
+    state = state_current(campaign=c)
+    assert [u.figures for u in state.force("d1").units if u.type == "Spearmen"] == [10]
+    assert state.bank["defenders"] == 360 - 60
+    row = Orders.objects.get(turn=turn_current(campaign=c), player__key="defenders")
+    assert [q["units"][0]["figures"] for q in row.data["reinforcements"]] == [1000]
+    report = client.get(reverse("campaign:report", args=[c.slug, 7])).content.decode()
+    assert "10 Spearmen (60 points) arrived for" in report
+    assert "in Ashbury and joined Ashbury Garrison." in report
