@@ -13,6 +13,8 @@ from playwright.sync_api import Page, expect
 
 from campaign.adapters import state_current
 from campaign.models import Campaign, Orders, Player, Turn
+from tests.browser.a11y import axe_report, axe_violations
+from tests.browser.conftest import DESKTOP, PASSWORDS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,20 +29,34 @@ def reinforcement_day(campaign: Campaign) -> None:
     Player.objects.filter(campaign=campaign, key="defenders").update(bank=100)
 
 
-def to_orders(page: Page, base_url: str) -> None:
+def log_in(new_context, base_url: str, username: str) -> Page:
+    """From the home page, through its "Log in" link."""
+    page = new_context(**DESKTOP).new_page()
+    page.set_default_timeout(15_000)
     page.goto(f"{base_url}/")
-    page.get_by_role("link", name="Incursion").first.click()
+    page.get_by_role("link", name="Log in").first.click()
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORDS[username])
+    page.locator("main form button[type=submit]").click()
+    expect(page.get_by_role("heading", name="Your campaigns")).to_be_visible()
+    return page
+
+
+def to_orders(page: Page) -> None:
+    page.get_by_role("link", name="Incursion", exact=True).click()
     page.locator("nav").get_by_role("link", name="Orders", exact=True).click()
     expect(page.locator("main h1")).to_contain_text("Orders for turn 7")
 
 
-def test_a_player_buys_reinforcements_and_sees_them_arrive(demo, login, live_server, artifacts):
+def test_a_player_buys_reinforcements_and_sees_them_arrive(
+    demo, new_context, live_server, artifacts
+):
     reinforcement_day(demo)
     base = live_server.url
 
     # --- the defender: orders page → reinforcements page, ten Spearmen for the garrison -------
-    defender = login("defender")
-    to_orders(defender, base)
+    defender = log_in(new_context, base, "defender")
+    to_orders(defender)
     box = defender.locator("#orders-reinforcements")
     expect(box).to_contain_text("100 reinforcement points in the bank.")
     box.get_by_role("link", name="Buy reinforcements").click()
@@ -49,6 +65,8 @@ def test_a_player_buys_reinforcements_and_sees_them_arrive(demo, login, live_ser
         "Reinforcements are due at the end of this turn"
     )
     expect(defender.locator("#reinforcements-bank")).to_contain_text("Ashbury Garrison")
+    found = axe_violations(defender)
+    assert not found, axe_report(found)
     defender.get_by_label("Spearmen (Infantry, Average)").fill("10")
     defender.get_by_label("Force to join in the capital").select_option(label="Ashbury Garrison")
     defender.get_by_role("button", name="Add this request").click()
@@ -61,9 +79,8 @@ def test_a_player_buys_reinforcements_and_sees_them_arrive(demo, login, live_ser
     assert saved.data["reinforcements"][0]["units"][0]["figures"] == 10
 
     # --- the GM closes the turn; it resolves in that request ----------------------------------
-    gm = login("gm")
-    gm.goto(f"{base}/")
-    gm.get_by_role("link", name="Incursion").first.click()
+    gm = log_in(new_context, base, "gm")
+    gm.get_by_role("link", name="Incursion", exact=True).click()
     gm.once("dialog", lambda dialog: dialog.accept())
     gm.get_by_role("button", name="Close the turn and resolve it").click()
     expect(gm.get_by_text("The turn is closed and its resolution has started.")).to_be_visible()
