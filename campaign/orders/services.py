@@ -10,7 +10,7 @@ saved before untouched. Saving is not confirming: any change drops confirmed ord
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +27,7 @@ from rules import (
     ForceOrders,
     FormatError,
     OrderError,
+    PlayerOrders,
     ReinforcementRequest,
     to_data,
     validate_orders,
@@ -248,25 +249,28 @@ def reinforcement_move(
 
 
 def reinforcement_requests_carry(
-    *, previous: Turn, turn: Turn, events: list[dict[str, Any]]
+    *, turn: Turn, orders: Mapping[str, PlayerOrders], events: list[dict[str, Any]]
 ) -> int:
     """Standing requests stand until bought (R9.3.8: the points wait in the bank): those of
-    `previous` that Phase 7 did not buy (`events`, its Phases 4–8 events) become the saved
-    orders of the new `turn`. Returns how many players' requests were carried."""
+    the turn just resolved (`orders`, as Phases 4–8 read them) that Phase 7 did not buy
+    (`events`, its Phases 4–8 events) become the saved orders of the new `turn`. No query
+    when nobody has a request. Returns how many players' requests were carried."""
     bought: dict[str, set[int]] = {}
     for e in events:
         if e.get("type") == "ReinforcementsArrived" and e.get("request") is not None:
             bought.setdefault(str(e.get("player_id")), set()).add(int(e["request"]))
-    carried = 0
-    for row in Orders.objects.filter(turn=previous).select_related("player"):
-        reqs = (row.data or {}).get("reinforcements") or []
-        done = bought.get(row.player.key, set())
-        rest = [r for n, r in enumerate(reqs) if n not in done]
-        if rest and not row.player.surrendered:
-            Orders.objects.update_or_create(
-                turn=turn,
-                player=row.player,
-                defaults={"data": {"reinforcements": rest}, "status": Orders.Status.SAVED},
-            )
-            carried += 1
-    return carried
+    rest = {
+        key: [to_data(r) for n, r in enumerate(po.reinforcements) if n not in bought.get(key, ())]
+        for key, po in orders.items()
+    }
+    rest = {key: reqs for key, reqs in rest.items() if reqs}
+    if not rest:
+        return 0
+    players = Player.objects.filter(campaign_id=turn.campaign_id, key__in=rest, surrendered=False)
+    for player in players:
+        Orders.objects.update_or_create(
+            turn=turn,
+            player=player,
+            defaults={"data": {"reinforcements": rest[player.key]}, "status": Orders.Status.SAVED},
+        )
+    return len(players)

@@ -124,6 +124,6 @@ def phases_4_8_run(turn: Turn, dice: Dice | None = None) -> Resolution:
         following = Turn.objects.create(
             campaign=campaign, number=out.state.turn, status=Turn.Status.OPEN, opened_at=now
         )
-        reinforcement_requests_carry(previous=turn, turn=following, events=events)
+        reinforcement_requests_carry(turn=following, orders=state.orders, events=events)
     enqueue_on_commit(notices.notify_turn_resolved_task, turn.pk)  # each member's digest
     return Resolution(turn, events, ledger, [])
