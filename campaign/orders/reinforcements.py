@@ -63,6 +63,9 @@ PROBLEMS = {
         "Elite troops cannot be sent as reinforcements: only Levy, Average or Veteran (R9.3.2)."
     ),
     "no-figures": gettext_lazy("Every unit needs at least one figure."),
+    "general-alone": gettext_lazy(
+        "A general comes with at least one unit to command: choose his units too."
+    ),
     "cv-out-of-range": gettext_lazy("That general's command value is out of range."),
     "negative-points": gettext_lazy("Points cannot be negative."),
     "status": gettext_lazy(

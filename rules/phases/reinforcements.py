@@ -164,6 +164,8 @@ def request_problems(req: ReinforcementRequest) -> list[tuple[str, str, str]]:
         )
     if any(u.figures < 1 for u in req.units):
         out.append(("no-figures", "§1.1", "every unit needs at least one figure"))
+    if req.general is not None and not req.units:  # he would join as an empty command
+        out.append(("general-alone", "§1.1", "a general comes with at least one unit"))
     if req.general is not None and not CV_MIN <= req.general.cv <= T.CV_MAX:
         out.append(("cv-out-of-range", "§1.1", f"a general's CV runs from {CV_MIN} to {T.CV_MAX}"))
     points = [u.points_per_figure for u in req.units] + [i.points for i in req.individuals]

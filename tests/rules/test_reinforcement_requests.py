@@ -72,6 +72,7 @@ def test_a_new_force_names_its_general_and_characters():
             "§1.1",
         ),
         (ReinforcementRequest(units=(unit("n", 5),), status=Status.CONFUSED), "status", "R9.3.4"),
+        (ReinforcementRequest(general=General("g", 2)), "general-alone", "§1.1"),
     ],
 )
 def test_request_problems(req, code, rule):

@@ -89,6 +89,7 @@ def test_add_remove_and_reorder_requests_keep_the_forces_orders(cast):
         ({"figures_SPEAR": "ten"}, "write a whole number"),
         ({"figures_KNIGHTS": "4"}, "Elite troops cannot be sent as reinforcements"),
         ({"figures_SPEAR": "5", "general": "g99"}, "There is no such general in your roster."),
+        ({"general": "g1"}, "A general comes with at least one unit to command"),
         ({"figures_SPEAR": "5", "join": "r1"}, "You command no such force."),
         ({"figures_SPEAR": "5", "status": "shattered"}, "A new force starts under an order"),
     ],
