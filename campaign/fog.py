@@ -20,9 +20,9 @@ An event is shown when it concerns at least one of those (or is map-wide: weathe
 whole map, snow, the day, a surrender, the end of the campaign); inside a shown event every
 hidden force, unit, battle or square is removed, so its id, name, square or path never
 reaches the page. What an enemy force does in its own camp (its force test, movement roll,
-leader's CV, tokens, regrouping: `PRIVATE_EVENTS`) is its side's business, shown to no other
-side even when the force itself is in sight: a visible enemy force is known as the map shows
-it (name, square, status, figures), never by its roster.
+leader's CV, tokens, regrouping, reinforcements: `PRIVATE_EVENTS`) is its side's business,
+shown to no other side even when the force itself is in sight: a visible enemy force is
+known as the map shows it (name, square, status, figures), never by its roster.
 
 A roll of the ledger is shown when its purpose (`"movement:initiative-f3"`,
 `"after:t1-b1:wounded-u5"` …) names no hidden force, unit or battle and names something of
@@ -173,6 +173,7 @@ PRIVATE_EVENTS = frozenset(
         "RegroupPooled",
         "RegroupSpent",
         "OrderRefused",
+        "ReinforcementsArrived",  # what his capital received (§9.3) is his side's business
     }
 )
 # R6.1.3: a force's initiative roll; R6.1.5: the re-rolls of a tie between players

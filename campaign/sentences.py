@@ -415,15 +415,24 @@ def _reinforcements_available(e: EventData, n: Names) -> str:
 
 @renders("ReinforcementsArrived")
 def _reinforcements_arrived(e: EventData, n: Names) -> str:
+    what = [str(x) for x in (*(e.get("units") or ()), *(e.get("people") or ())) if x]
     values = {
         "player": n.player(e.get("player_id")),
         "force": n.force(e.get("force_id")),
         "points": e.get("points"),
+        "what": ", ".join(what) or _("reinforcements"),
+        "where": n.holding(e["capital_id"]) if e.get("capital_id") else _("the capital"),
     }
     if e.get("joined"):
-        return _("Reinforcements of %(player)s worth %(points)s points joined %(force)s.") % values
+        text = _(
+            "%(what)s (%(points)s points) arrived for %(player)s in %(where)s and joined %(force)s."
+        )
+        return text % values
     return (
-        _("Reinforcements of %(player)s worth %(points)s points formed a new force, %(force)s.")
+        _(
+            "%(what)s (%(points)s points) arrived for %(player)s in %(where)s and formed a new "
+            "force, %(force)s."
+        )
         % values
     )
 

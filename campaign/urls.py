@@ -12,6 +12,7 @@ from campaign.map import views as map_views
 from campaign.orders import choices as orders_choices
 from campaign.orders import event_choices as orders_events
 from campaign.orders import regroup as orders_regroup
+from campaign.orders import reinforcements as orders_reinforcements
 from campaign.orders import views as orders
 from campaign.reports import views as reports
 from campaign.setup.views import map as setup_map
@@ -58,6 +59,21 @@ urlpatterns = [
     path(f"{C}orders/army/", orders_choices.orders_army, name="orders-army"),
     path(f"{C}orders/events/", orders_events.orders_events, name="orders-events"),
     path(f"{C}orders/regroup/", orders_regroup.orders_regroup, name="orders-regroup"),
+    path(
+        f"{C}orders/reinforcements/",
+        orders_reinforcements.reinforcements,
+        name="reinforcements",
+    ),
+    path(
+        f"{C}orders/reinforcements/remove/",
+        orders_reinforcements.reinforcements_remove,
+        name="reinforcements-remove",
+    ),
+    path(
+        f"{C}orders/reinforcements/move/",
+        orders_reinforcements.reinforcements_move,
+        name="reinforcements-move",
+    ),
     path(f"{C}orders/force/<key:force_key>/", orders.orders_force, name="orders-force"),
     path(f"{C}orders/force/<key:force_key>/path/", orders.orders_path, name="orders-path"),
     path(

@@ -40,6 +40,7 @@ from rules.orders import (
 )
 from rules.phases.after_battle import validate_result
 from rules.phases.event_choices import event_choices_offered
+from rules.phases.reinforcements import request_problems as reinforcement_request_problems
 from rules.scenarios import Scenario, load_scenario
 from rules.setup.forces import validate_force_organisation
 from rules.setup.holdings import RACE_HOLDING_TERRAIN, chebyshev, validate_holding_placement
@@ -179,6 +180,7 @@ __all__ = [
     "may_sack",
     "odds_pool",
     "opposed_roll",
+    "reinforcement_request_problems",
     "resolve_after_battles",
     "resolve_turn",
     "season_roll",

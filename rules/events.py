@@ -279,11 +279,18 @@ class ReinforcementsAvailable(Event):
 
 @dataclass(frozen=True, slots=True)
 class ReinforcementsArrived(Event):
+    """What arrived (units as "figures type", then the general's and characters' names)
+    and where: the capital (`capital_id`, not a subject: the force makes it visible)."""
+
     player_id: str
     force_id: str
     joined: bool
     points: int
     rule: str = "R9.3.3"
+    units: tuple[str, ...] = ()
+    people: tuple[str, ...] = ()
+    capital_id: str = ""
+    request: int | None = None  # its place in `PlayerOrders.reinforcements`
 
 
 @dataclass(frozen=True, slots=True)

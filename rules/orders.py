@@ -67,6 +67,7 @@ class ReinforcementRequest:
     individuals: tuple[Individual, ...] = ()
     status: Status = Status.DEFEND  # order of a newly formed force
     name: str = ""
+    join: str = ""  # R9.3.3: the force he chooses to join if several are in the capital
 
     @property
     def cost(self) -> int:

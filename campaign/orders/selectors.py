@@ -253,6 +253,10 @@ class OrdersPage:
         """The "Regrouping" box: what each pool may buy (R8.3.2, `orders.regroup_lines`)."""
         return regroup_lines(self)
 
+    def bank(self) -> int:
+        """His reinforcement points in the bank (R9.3.8)."""
+        return self.state.bank.get(self.player.key, 0)
+
     @property
     def by_army(self) -> bool:
         """R6.1.1–2: initiative by army, where the winner chooses when he moves."""

@@ -10,6 +10,7 @@ saved before untouched. Saving is not confirming: any change drops confirmed ord
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,16 @@ from campaign import adapters
 from campaign.errors import ServiceError, TurnNotOpen
 from campaign.models import Force, Orders, Player, Turn
 from campaign.signals import orders_confirmed
-from rules import Coord, ForceOrders, FormatError, OrderError, to_data, validate_orders
+from rules import (
+    Coord,
+    ForceOrders,
+    FormatError,
+    OrderError,
+    PlayerOrders,
+    ReinforcementRequest,
+    to_data,
+    validate_orders,
+)
 
 
 class InvalidOrders(ServiceError):
@@ -178,3 +188,89 @@ def army_choices_save(
     turn, row = _locked(player, turn)
     data = {**(row.data if row is not None else {}), **choices}
     return _save(player, turn, row, data, user)
+
+
+# --- standing reinforcement requests (§9.3) --------------------------------------------------
+
+
+class ReinforcementsNotChanged(ServiceError):
+    """A request to remove or move that is not in the saved list (any more)."""
+
+
+def _requests_edit(
+    player: Player,
+    turn: Turn,
+    edit: Callable[[list[Any]], list[Any]],
+    user: User | None,
+) -> OrdersSaved:
+    """Apply `edit` to the saved list of requests (as stored) under the turn's lock, keeping
+    the rest of the orders as saved."""
+    turn, row = _locked(player, turn)
+    data = dict(row.data) if row is not None else {}
+    data["reinforcements"] = edit(list(data.get("reinforcements") or []))
+    return _save(player, turn, row, data, user)
+
+
+@transaction.atomic
+def reinforcement_add(
+    *, player: Player, turn: Turn, request: ReinforcementRequest, user: User | None = None
+) -> OrdersSaved:
+    """Add a purchase at the end of the player's standing requests (Phase 7 buys them in
+    order, R9.3.8). The caller has checked it (`rules.reinforcement_request_problems`)."""
+    return _requests_edit(player, turn, lambda reqs: [*reqs, to_data(request)], user)
+
+
+@transaction.atomic
+def reinforcement_remove(
+    *, player: Player, turn: Turn, index: int, user: User | None = None
+) -> OrdersSaved:
+    def edit(reqs: list[Any]) -> list[Any]:
+        if not 0 <= index < len(reqs):
+            raise ReinforcementsNotChanged("No such reinforcement request.")
+        return reqs[:index] + reqs[index + 1 :]
+
+    return _requests_edit(player, turn, edit, user)
+
+
+@transaction.atomic
+def reinforcement_move(
+    *, player: Player, turn: Turn, index: int, step: int, user: User | None = None
+) -> OrdersSaved:
+    """Move a request one place up (`step` -1) or down (+1) in the buying order."""
+
+    def edit(reqs: list[Any]) -> list[Any]:
+        to = index + step
+        if step not in (-1, 1) or not (0 <= index < len(reqs) and 0 <= to < len(reqs)):
+            raise ReinforcementsNotChanged("That request cannot move that way.")
+        reqs[index], reqs[to] = reqs[to], reqs[index]
+        return reqs
+
+    return _requests_edit(player, turn, edit, user)
+
+
+def reinforcement_requests_carry(
+    *, turn: Turn, orders: Mapping[str, PlayerOrders], events: list[dict[str, Any]]
+) -> int:
+    """Standing requests stand until bought (R9.3.8: the points wait in the bank): those of
+    the turn just resolved (`orders`, as Phases 4–8 read them) that Phase 7 did not buy
+    (`events`, its Phases 4–8 events) become the saved orders of the new `turn`. No query
+    when nobody has a request. Returns how many players' requests were carried."""
+    bought: dict[str, set[int]] = {}
+    for e in events:
+        if e.get("type") == "ReinforcementsArrived" and e.get("request") is not None:
+            bought.setdefault(str(e.get("player_id")), set()).add(int(e["request"]))
+    rest = {
+        key: [to_data(r) for n, r in enumerate(po.reinforcements) if n not in bought.get(key, ())]
+        for key, po in orders.items()
+    }
+    rest = {key: reqs for key, reqs in rest.items() if reqs}
+    if not rest:
+        return 0
+    players = Player.objects.filter(campaign_id=turn.campaign_id, key__in=rest, surrendered=False)
+    for player in players:
+        Orders.objects.update_or_create(
+            turn=turn,
+            player=player,
+            defaults={"data": {"reinforcements": rest[player.key]}, "status": Orders.Status.SAVED},
+        )
+    return len(players)

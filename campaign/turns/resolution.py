@@ -26,6 +26,7 @@ from battles.models import Battle
 from campaign import adapters, fog
 from campaign.errors import ServiceError
 from campaign.models import Turn, TurnResolution
+from campaign.orders.services import reinforcement_requests_carry
 from campaign.turns import claims
 from config.celery import enqueue_on_commit
 from notifications import tasks as notices
@@ -86,7 +87,8 @@ def phases_0_2_run(turn: Turn) -> Resolution:
 
 @transaction.atomic
 def phases_4_8_run(turn: Turn, dice: Dice | None = None) -> Resolution:
-    """Phases 4–8 of the claimed turn on its battles' results; then the next turn opens.
+    """Phases 4–8 of the claimed turn on its battles' results; then the next turn opens,
+    with the reinforcement requests Phase 7 did not buy standing in its orders.
 
     `dice` is for tests only (e.g. a `ScriptedDice`): a run given its dice is not the turn's
     seeded run, so the values it used are stored with its inputs (`SCRIPTED_DICE`) and the
@@ -119,8 +121,9 @@ def phases_4_8_run(turn: Turn, dice: Dice | None = None) -> Resolution:
     now = timezone.now()
     claims.finish(turn, status=Turn.Status.RESOLVED, resolved_at=now)
     if not out.state.ended:
-        Turn.objects.create(
+        following = Turn.objects.create(
             campaign=campaign, number=out.state.turn, status=Turn.Status.OPEN, opened_at=now
         )
+        reinforcement_requests_carry(turn=following, orders=state.orders, events=events)
     enqueue_on_commit(notices.notify_turn_resolved_task, turn.pk)  # each member's digest
     return Resolution(turn, events, ledger, [])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Any
 
 from rules import tables as T
 from rules.checks import reinforcement_points
@@ -24,6 +25,7 @@ from rules.events import (
 )
 from rules.orders import ReinforcementRequest
 from rules.scenarios import scenario_for
+from rules.setup.forces import CV_MIN
 from rules.types import (
     CampaignState,
     Command,
@@ -142,17 +144,46 @@ def _spend(state: CampaignState, pid: str) -> tuple[CampaignState, list[Event]]:
     return state, events
 
 
-def _problem(req: ReinforcementRequest) -> tuple[str, str] | None:
-    elite = [u.id for u in req.units if u.quality not in T.REINF_ALLOWED_QUALITIES]
-    if elite:
-        return (
-            f"unit(s) {', '.join(elite)} are Elite: reinforcements may only be Levy, "
-            "Average or Veteran",
-            "R9.3.2",
-        )
+def request_problems(req: ReinforcementRequest) -> list[tuple[str, str, str]]:
+    """What makes a standing request unbuyable whatever the map: (code, rule id, reason).
+    R9.3.2 no Elite; §1.1 a unit has figures and a general a CV in range; no negative
+    points (they would fill the bank); a request buys something. Where they go (R9.3.3–5,
+    R2.5.7) depends on the capital on the day and is checked at delivery."""
+    out: list[tuple[str, str, str]] = []
     if not req.units and not req.individuals and req.general is None:
-        return "the request buys nothing", "R9.3"
-    return None
+        out.append(("empty", "R9.3", "the request buys nothing"))
+    elite = [u.type or u.id for u in req.units if u.quality not in T.REINF_ALLOWED_QUALITIES]
+    if elite:
+        out.append(
+            (
+                "elite",
+                "R9.3.2",
+                f"{', '.join(elite)}: Elite troops cannot be sent as reinforcements, only "
+                "Levy, Average or Veteran",
+            )
+        )
+    if any(u.figures < 1 for u in req.units):
+        out.append(("no-figures", "§1.1", "every unit needs at least one figure"))
+    if req.general is not None and not req.units:  # he would join as an empty command
+        out.append(("general-alone", "§1.1", "a general comes with at least one unit"))
+    if req.general is not None and not CV_MIN <= req.general.cv <= T.CV_MAX:
+        out.append(("cv-out-of-range", "§1.1", f"a general's CV runs from {CV_MIN} to {T.CV_MAX}"))
+    points = [u.points_per_figure for u in req.units] + [i.points for i in req.individuals]
+    if req.general is not None:
+        points.append(req.general.points)
+    if any(p < 0 for p in points):
+        out.append(("negative-points", "R9.3", "points cannot be negative"))
+    if not req.status.is_order:
+        out.append(("status", "R9.3.4", f"a new force starts under an order, not {req.status}"))
+    return out
+
+
+def _problem(req: ReinforcementRequest) -> tuple[str, str] | None:
+    problems = request_problems(req)
+    if not problems:
+        return None
+    _, rule, reason = problems[0]
+    return reason, rule
 
 
 def _deliver(
@@ -165,8 +196,8 @@ def _deliver(
         f for f in state.forces if f.square == capital.square and state.side_of(f.owner) == side
     ]
     # R9.3.3: they must join a same-side force in the capital; [SR] his own first, then the
-    # lowest id.
-    host = min(here, key=lambda f: (f.owner != pid, id_key(f.id)), default=None)
+    # lowest id, unless he chose one of them (R9.3.3 "the owner chooses one").
+    host = min(here, key=lambda f: (f.id != req.join, f.owner != pid, id_key(f.id)), default=None)
     if host is None:
         return _new_force(state, pid, n, req, capital)
     if len(host.individuals) + len(req.individuals) > len(host.units) + len(req.units):
@@ -193,7 +224,7 @@ def _deliver(
     joined = replace(host, commands=tuple(commands), individuals=host.individuals + individuals)
     state = state.replace_force(joined)
     state = _pay(state, pid, req.cost)
-    return state, [ReinforcementsArrived(pid, host.id, True, req.cost)]
+    return state, [ReinforcementsArrived(pid, host.id, True, req.cost, **_what(req, n, capital))]
 
 
 def _new_force(
@@ -229,7 +260,22 @@ def _new_force(
     )
     state = state.with_forces([*state.forces, force])
     state = _pay(state, pid, req.cost)
-    return state, [ReinforcementsArrived(pid, fid, False, req.cost, rule="R9.3.4")]
+    arrived = ReinforcementsArrived(
+        pid, fid, False, req.cost, rule="R9.3.4", **_what(req, n, capital)
+    )
+    return state, [arrived]
+
+
+def _what(req: ReinforcementRequest, n: int, capital: Holding) -> dict[str, Any]:
+    """The arrival's readable contents for the report: "12 Spearmen", then names."""
+    people = [req.general.name or "general"] if req.general is not None else []
+    people += [i.name or i.kind.value for i in req.individuals]
+    return {
+        "units": tuple(f"{u.figures} {u.type}" for u in req.units),
+        "people": tuple(people),
+        "capital_id": capital.id,
+        "request": n,
+    }
 
 
 def _fresh(

@@ -193,6 +193,20 @@ EXPECT: dict[str, dict[str, Any]] = {
     "campaign:orders-events": {"GET": GET_ONLY, "POST": row(403, 302, 302, 403)},
     # an empty regrouping saves nothing new: back to the orders page (R8.3.2)
     "campaign:orders-regroup": {"GET": GET_ONLY, "POST": row(403, 302, 302, 403)},
+    # a player's reinforcement requests (§9.3): an empty POST re-shows the form with what is
+    # missing (400) while the turn is open, else goes back to the page with why not (302);
+    # removing or moving a request that is not there goes back with the message (302)
+    "campaign:reinforcements": {
+        "GET": row(403, 200, 200, 403),
+        "POST": by_state(
+            open=row(403, 400, 400, 403),
+            nofog=row(403, 400, 400, 403),
+            battles=row(403, 302, 302, 403),
+            resolved=row(403, 400, 400, 403),
+        ),
+    },
+    "campaign:reinforcements-remove": {"GET": GET_ONLY, "POST": row(403, 302, 302, 403)},
+    "campaign:reinforcements-move": {"GET": GET_ONLY, "POST": row(403, 302, 302, 403)},
     # the other side's force does not exist for a player (404); an empty POST re-shows the
     # editor with its errors (200), saving nothing
     "campaign:orders-force[side_a force]": {"GET": OWN_FORCE_A, "POST": OWN_FORCE_A},
