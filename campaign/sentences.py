@@ -498,18 +498,6 @@ def _artefacts(e: EventData, n: Names) -> str:
     }
 
 
-@renders("ReinforcementsRefused")
-def _reinforcements_refused(e: EventData, n: Names) -> str:
-    values = {"player": n.player(e.get("player_id")), "reason": e.get("reason") or "—"}
-    if e.get("request") is None:
-        return _("The reinforcements of %(player)s could not be delivered: %(reason)s.") % values
-    values["request"] = int(e["request"]) + 1
-    return (
-        _("Reinforcement request %(request)s of %(player)s could not be carried out: %(reason)s.")
-        % values
-    )
-
-
 @renders("IndividualJoined")
 def _individual_joined(e: EventData, n: Names) -> str:
     return _("%(individual)s (%(kind)s) joined %(force)s.") % {

@@ -4,7 +4,11 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from campaign.names import Names
 from campaign.sentences import EventData, renders, signed
@@ -53,3 +57,94 @@ def _regroup_spent(e: EventData, n: Names) -> str:
         "unit": n.member(e.get("unit_id")),
         "pool": e.get("pool"),
     }
+
+
+# the rules' reasons a reinforcement request was not bought (rules.phases.reinforcements), in
+# the reader's language; a reason of a shape not known here is shown as the rules wrote it
+REFUSED: tuple[tuple[re.Pattern[str], Any], ...] = tuple(
+    (re.compile(p), text)
+    for p, text in (
+        (
+            r"your capital is not in your hands: no reinforcements can be sent",
+            gettext_lazy("your capital is not in your hands: no reinforcements can be sent"),
+        ),
+        (
+            r"costs (?P<cost>\d+) points, the bank holds (?P<bank>\d+): kept for a later occasion",
+            gettext_lazy(
+                "it costs %(cost)s points and the bank holds %(bank)s: it is kept for a later "
+                "occasion"
+            ),
+        ),
+        (
+            r"force (?P<force>\S+) would have more individual characters than units",
+            gettext_lazy("the force would have more individual characters than units"),
+        ),
+        (r"the request buys nothing", gettext_lazy("the request buys nothing")),
+        (
+            r"(?P<units>.+): Elite troops cannot be sent as reinforcements, only Levy, Average "
+            r"or Veteran",
+            gettext_lazy(
+                "%(units)s: Elite troops cannot be sent as reinforcements, only Levy, Average "
+                "or Veteran"
+            ),
+        ),
+        (
+            r"every unit needs at least one figure",
+            gettext_lazy("every unit needs at least one figure"),
+        ),
+        (
+            r"a general comes with at least one unit",
+            gettext_lazy("a general comes with at least one unit"),
+        ),
+        (
+            r"a general's CV runs from .*",
+            gettext_lazy("the general's command value is out of range"),
+        ),
+        (r"points cannot be negative", gettext_lazy("points cannot be negative")),
+        (
+            r"no force of your side is in the capital, and a new force needs a general; the points "
+            r"stay banked",
+            gettext_lazy(
+                "no force of your side is in the capital, and a new force needs a general; the "
+                "points stay banked"
+            ),
+        ),
+        (
+            r"a new force needs at least one unit; the points stay banked",
+            gettext_lazy("a new force needs at least one unit; the points stay banked"),
+        ),
+        (
+            r"more individual characters than units; the points stay banked",
+            gettext_lazy("more individual characters than units; the points stay banked"),
+        ),
+        (
+            r"mercenaries cannot form a force on their own; the points stay banked",
+            gettext_lazy("mercenaries cannot form a force on their own; the points stay banked"),
+        ),
+        (
+            r"a new force starts under an order, not .*",
+            gettext_lazy("a new force starts under an order: Defend, Probe or Full Speed"),
+        ),
+    )
+)
+
+
+def refused_reason(reason: str) -> str:
+    for pattern, text in REFUSED:
+        m = pattern.fullmatch(reason)
+        if m is not None:
+            return str(text) % m.groupdict() if m.groupdict() else str(text)
+    return reason
+
+
+@renders("ReinforcementsRefused")
+def _reinforcements_refused(e: EventData, n: Names) -> str:
+    reason = refused_reason(str(e.get("reason") or ""))
+    values: dict[str, Any] = {"player": n.player(e.get("player_id")), "reason": reason or "—"}
+    if e.get("request") is None:
+        return _("The reinforcements of %(player)s could not be delivered: %(reason)s.") % values
+    values["request"] = int(e["request"]) + 1
+    return (
+        _("Reinforcement request %(request)s of %(player)s could not be carried out: %(reason)s.")
+        % values
+    )

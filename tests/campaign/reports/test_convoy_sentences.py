@@ -16,3 +16,19 @@ def test_the_report_tells_each_convoy_in_words(tmp_path):
     ]
     assert "Day 7: a supply convoy reaches" in lines[0] and "brings nothing more" in lines[0]
     assert "(R9.3.9): " in lines[1] and "50" in lines[1]
+
+
+def test_a_refused_reinforcement_reads_in_the_readers_language():
+    from django.utils import translation
+
+    names = Names([], sides={}, everything=True)
+    event = {
+        "type": "ReinforcementsRefused",
+        "player_id": "raiders",
+        "request": 0,
+        "reason": "costs 120 points, the bank holds 80: kept for a later occasion",
+    }
+    assert "it costs 120 points and the bank holds 80" in event_sentence(event, names)
+    with translation.override("it"):
+        text = event_sentence(event, names)
+    assert "120" in text and "80" in text and "costs" not in text
