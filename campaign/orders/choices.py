@@ -8,8 +8,11 @@ redirects back to the orders page with a message, so it works without JavaScript
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import messages
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -19,7 +22,7 @@ from django.views.decorators.http import require_POST
 from campaign.access import campaign_viewer, require_player
 from campaign.errors import TurnNotOpen
 from campaign.orders.forms import status_error
-from campaign.orders.selectors import orders_page_get_for_player
+from campaign.orders.selectors import OrdersPage, orders_page_get_for_player
 from campaign.orders.services import InvalidOrders, army_choices_save
 from campaign.selectors import turn_current
 
@@ -49,27 +52,40 @@ def orders_army(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, _("Choose one of the two answers, then save."))
         return HttpResponseRedirect(back)
+    choices_save_and_tell(
+        request,
+        page,
+        viewer.user,
+        {"army_initiative": form.cleaned_data["army_initiative"]},
+        saved=_("Choice saved."),
+        closed=_("The turn is no longer open: your choice was not saved."),
+    )
+    return HttpResponseRedirect(back)
+
+
+def choices_save_and_tell(
+    request: HttpRequest,
+    page: OrdersPage,
+    user: User,
+    choices: dict[str, Any],
+    *,
+    saved: str,
+    closed: str,
+    tag: str = "",
+) -> None:
+    """Save army-wide standing choices of the orders page's boxes (`army_choices_save`) and
+    tell the player, in the box's messages (`tag`), what was done or why not."""
     try:
-        saved = army_choices_save(
-            player=page.player,
-            turn=page.turn,
-            choices={"army_initiative": form.cleaned_data["army_initiative"]},
-            user=viewer.user,
-        )
+        done = army_choices_save(player=page.player, turn=page.turn, choices=choices, user=user)
     except TurnNotOpen:
-        messages.error(request, _("The turn is no longer open: your choice was not saved."))
+        messages.error(request, closed, extra_tags=tag)
     except InvalidOrders as e:
         for err in e.errors:
-            messages.error(request, status_error(page, err))
+            messages.error(request, status_error(page, err), extra_tags=tag)
     else:
-        if saved.was_confirmed:
-            messages.success(
-                request,
-                _(
-                    "Choice saved. Your orders were confirmed: this change set them back to "
-                    "saved. Confirm them again when you are done."
-                ),
+        if done.was_confirmed:
+            saved += " " + _(
+                "Your orders were confirmed: this change set them back to saved. Confirm them "
+                "again when you are done."
             )
-        else:
-            messages.success(request, _("Choice saved."))
-    return HttpResponseRedirect(back)
+        messages.success(request, saved, extra_tags=tag)

@@ -18,11 +18,9 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from campaign.access import campaign_viewer, require_player
-from campaign.errors import TurnNotOpen
+from campaign.orders.choices import choices_save_and_tell
 from campaign.orders.event_targets import RANKS, EventChoices
-from campaign.orders.forms import status_error
 from campaign.orders.selectors import orders_page_get_for_player
-from campaign.orders.services import InvalidOrders, army_choices_save
 from campaign.selectors import turn_current
 
 TAG = "orders-events"  # its messages show in this box only
@@ -83,30 +81,13 @@ def orders_events(request: HttpRequest, slug: str) -> HttpResponse:
             extra_tags=TAG,
         )
         return HttpResponseRedirect(back)
-    try:
-        saved = army_choices_save(
-            player=page.player,
-            turn=page.turn,
-            choices=form.choices(dict(page.orders.event_targets)),
-            user=viewer.user,
-        )
-    except TurnNotOpen:
-        messages.error(
-            request, _("The turn is no longer open: your choices were not saved."), extra_tags=TAG
-        )
-    except InvalidOrders as e:
-        for err in e.errors:
-            messages.error(request, status_error(page, err), extra_tags=TAG)
-    else:
-        if saved.was_confirmed:
-            messages.success(
-                request,
-                _(
-                    "Choices saved. Your orders were confirmed: this change set them back to "
-                    "saved. Confirm them again when you are done."
-                ),
-                extra_tags=TAG,
-            )
-        else:
-            messages.success(request, _("Choices saved."), extra_tags=TAG)
+    choices_save_and_tell(
+        request,
+        page,
+        viewer.user,
+        form.choices(dict(page.orders.event_targets)),
+        saved=_("Choices saved."),
+        closed=_("The turn is no longer open: your choices were not saved."),
+        tag=TAG,
+    )
     return HttpResponseRedirect(back)

@@ -12,10 +12,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from campaign.access import campaign_viewer, require_player
-from campaign.errors import TurnNotOpen
-from campaign.orders.forms import status_error
+from campaign.orders.choices import choices_save_and_tell
 from campaign.orders.selectors import orders_page_get_for_player
-from campaign.orders.services import InvalidOrders, army_choices_save
 from campaign.selectors import turn_current
 
 TAG = "orders-regroup"  # its messages show in this box only
@@ -50,18 +48,13 @@ def orders_regroup(request: HttpRequest, slug: str) -> HttpResponse:
             purchases.append(
                 {"force_id": line.force_id, "unit_id": line.unit_id, "figures": int(raw)}
             )
-    try:
-        saved = army_choices_save(
-            player=page.player, turn=page.turn, choices={"regroup": purchases}, user=viewer.user
-        )
-    except TurnNotOpen:
-        messages.error(request, _("The turn is no longer open: nothing was saved."), extra_tags=TAG)
-    except InvalidOrders as e:
-        for err in e.errors:
-            messages.error(request, status_error(page, err), extra_tags=TAG)
-    else:
-        text = _("Regrouping saved: the figures join before the next turn's force tests.")
-        if saved.was_confirmed:
-            text += " " + _("Your orders were set back to saved: confirm them again.")
-        messages.success(request, text, extra_tags=TAG)
+    choices_save_and_tell(
+        request,
+        page,
+        viewer.user,
+        {"regroup": purchases},
+        saved=_("Regrouping saved: the figures join before the next turn's force tests."),
+        closed=_("The turn is no longer open: nothing was saved."),
+        tag=TAG,
+    )
     return HttpResponseRedirect(back)
