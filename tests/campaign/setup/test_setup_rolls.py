@@ -129,6 +129,7 @@ def test_pages_show_the_rolls_and_the_buttons(world: World) -> None:
     _weather_on(world)
     options = gm.get(world.url("setup-options")).content.decode()
     assert "Roll the climate zone" in options
+    assert '<a href="#setup-rolls">or roll it</a>' in options  # beside the climate field
     r = gm.post(world.url("setup-roll", "climate"), follow=True)
     assert "Climate zone (R4.1.1): rolled" in r.content.decode()
     # a player reads the options page and its rolls, without the buttons
