@@ -74,11 +74,12 @@ def state_load(*, campaign: Campaign, turn: Turn | None = None) -> R.CampaignSta
             carried_by=h.carried_by or None,
             destroyed=h.destroyed,
             artefacts_holder=h.artefacts_holder or None,
+            port=h.port,
         )
         for h in _rows(
             Holding.objects.filter(campaign=campaign).order_by("position", "key"),
             "key x y owner_id original_owner_id capital name feature sacked carried_by destroyed "
-            "artefacts_holder",
+            "artefacts_holder port",
         )
     ]
     forces = _forces_load(campaign, pkey)
@@ -188,6 +189,7 @@ def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
             works_quota=f.works_quota,
             works_square=tuple(f.works_square) if f.works_square else None,
             works_built=f.works_built,
+            ships=f.ships,
             figures_lost=f.figures_lost,
             tokens=f.tokens,
             regroup_pool=f.regroup_pool,
@@ -195,7 +197,7 @@ def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
         for f in _rows(
             Force.objects.filter(campaign=campaign).order_by("position", "key"),
             "pk key owner_id x y status leader_key name loot works_quota works_square "
-            "works_built figures_lost tokens regroup_pool",
+            "works_built ships figures_lost tokens regroup_pool",
         )
     ]
 
@@ -281,6 +283,7 @@ def _holding_fields(h: R.Holding, pid: dict[str, int], position: int) -> dict[st
         "carried_by": h.carried_by or "",
         "destroyed": h.destroyed,
         "artefacts_holder": h.artefacts_holder or "",
+        "port": h.port,
     }
 
 
@@ -301,6 +304,7 @@ def _forces_save(campaign: Campaign, forces: Sequence[R.Force], pid: dict[str, i
                 "works_quota": f.works_quota,
                 "works_square": list(f.works_square) if f.works_square else None,
                 "works_built": f.works_built,
+                "ships": f.ships,
                 "figures_lost": f.figures_lost,
                 "tokens": dict(f.tokens),
                 "regroup_pool": dict(f.regroup_pool),

@@ -27,6 +27,7 @@ from campaign.models import (
     Membership,
     Orders,
     Player,
+    SetupRoll,
     Side,
     Sighting,
     Square,
@@ -553,3 +554,29 @@ class InvitationAdmin(ModelAdmin[Invitation]):
     list_filter = ["campaign", "role", "revoked"]
     readonly_fields = ["token", "uses", "created_at", "created_by"]
     list_select_related = ["campaign", "player", "side"]
+
+
+@admin.register(SetupRoll)
+class SetupRollAdmin(ModelAdmin[SetupRoll]):
+    """The set-up's dice are evidence: read, never edited (a roll made again is a roll
+    chosen)."""
+
+    list_display = ["campaign", "kind", "rule", "target", "result", "detail", "made_by", "made_at"]
+    list_filter = ["campaign", "kind"]
+    list_select_related = ["campaign", "made_by"]
+    readonly_fields = [
+        "campaign",
+        "kind",
+        "rule",
+        "seed",
+        "players",
+        "target",
+        "ledger",
+        "result",
+        "detail",
+        "made_by",
+        "made_at",
+    ]
+
+    def has_add_permission(self, request: Any) -> bool:
+        return False

@@ -172,6 +172,7 @@ PRIVATE_EVENTS = frozenset(
         "TokensGained",
         "RegroupPooled",
         "RegroupSpent",
+        "ShipsReceived",
         "OrderRefused",
         "ReinforcementsArrived",  # what his capital received (§9.3) is his side's business
     }

@@ -118,6 +118,8 @@ FEATURE: Mapping[str, Any] = {  # §6.3 terrain
     Feature.TRACK: gettext_lazy("Caravan track"),
     Feature.BRIDGE: gettext_lazy("Bridge"),
     Feature.PASS: gettext_lazy("Mountain pass"),
+    Feature.SEA: gettext_lazy("Sea"),
+    Feature.LAKE: gettext_lazy("Lake"),
 }
 WEATHER: Mapping[str, Any] = {  # R4.2
     Weather.FINE: gettext_lazy("Fine"),

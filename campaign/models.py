@@ -191,6 +191,7 @@ class Holding(models.Model):
     carried_by = models.CharField(_("carried as loot by"), max_length=50, blank=True)
     destroyed = models.BooleanField(_("destroyed"), default=False)
     artefacts_holder = models.CharField(max_length=50, blank=True)
+    port = models.BooleanField(_("port"), default=False)  # R6.11.1
 
     class Meta:
         ordering = ["campaign", "position", "key"]
@@ -218,6 +219,7 @@ class Force(models.Model):
     works_quota = models.PositiveIntegerField(null=True, blank=True)
     works_square = models.JSONField(null=True, blank=True)
     works_built = models.PositiveIntegerField(default=0)  # R7.8.6
+    ships = models.PositiveIntegerField(_("ships"), default=0)  # R6.11.2
     figures_lost = models.PositiveIntegerField(default=0)
     tokens = models.JSONField(default=dict, blank=True)
     regroup_pool = models.JSONField(default=dict, blank=True)

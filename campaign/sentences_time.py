@@ -148,3 +148,16 @@ def _reinforcements_refused(e: EventData, n: Names) -> str:
         _("Reinforcement request %(request)s of %(player)s could not be carried out: %(reason)s.")
         % values
     )
+
+
+@renders("ShipsReceived")
+def _ships(e: EventData, n: Names) -> str:
+    return _(
+        "%(force)s received %(ships)s free ships in its port %(holding)s (R6.11.2): %(total)s "
+        "in all."
+    ) % {
+        "force": n.force(e.get("force_id")),
+        "ships": e.get("ships"),
+        "holding": n.holding(e.get("holding_id")),
+        "total": e.get("total"),
+    }

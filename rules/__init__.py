@@ -36,6 +36,7 @@ from rules.orders import (
     has_weather_magic,
     legal_moves,
     may_sack,
+    ships_needed,
     validate_orders,
 )
 from rules.phases.after_battle import validate_result
@@ -184,6 +185,7 @@ __all__ = [
     "resolve_after_battles",
     "resolve_turn",
     "season_roll",
+    "ships_needed",
     "seen_force",
     "tactical_resolve",
     "tactical_simulate",

@@ -304,6 +304,17 @@ class RandomEvent(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ShipsReceived(Event):
+    """R6.11.2: a force on Defend in its port received its free ships."""
+
+    force_id: str
+    holding_id: str
+    ships: int
+    total: int
+    rule: str = "R6.11.2"
+
+
+@dataclass(frozen=True, slots=True)
 class SupplyConvoy(Event):
     """R9.3.9: a supply convoy reached the player on its schedule, with the effect its
     scenario gives it (`event` "none": the book gives it none)."""

@@ -125,7 +125,7 @@ def legal_moves(state: CampaignState, force: Force) -> set[Coord]:
         return set()
     frontier = {force.square}
     seen = {force.square}
-    for _ in range(3):
+    for _ in range(NAVAL_REACH if sails(state, force) else 3):
         nxt = set()
         for sq in frontier:
             for n in state.map.neighbours(sq):
@@ -139,7 +139,43 @@ def legal_moves(state: CampaignState, force: Force) -> set[Coord]:
 
 
 def _enterable(state: CampaignState, force: Force, frm: Coord, to: Coord) -> bool:
+    if is_water(state, to) and not sails(state, force):
+        return False  # §6.11: sea and lake squares only by ship
     return not (state.options.rivers_only_at_crossings and not crossing_allowed(state, frm, to))
+
+
+# --- §6.11 [NARAN] naval movement --------------------------------------------------------------
+
+WATERS = frozenset({Feature.SEA, Feature.LAKE})
+NAVAL_REACH = 4  # the naval table's best result: 4 squares (§6.11)
+# R6.11.3: figures a ship carries: 10 on foot (2.5 × 2.5 cm), 5 mounted (2.5 × 5 cm), one on a
+# 5 × 5 cm base; [SR] artillery, flyers and Terrible Creatures count one a ship, generals and
+# characters as figures on foot
+SHIP_FOOT, SHIP_MOUNTED = 10, 5
+ONE_A_SHIP = frozenset({Speciality.ARTILLERY, Speciality.AIR_CAVALRY, Speciality.TERRIBLE_CREATURE})
+
+
+def is_water(state: CampaignState, square: Coord) -> bool:
+    return bool(state.map.features_at(square) & WATERS)
+
+
+def ships_needed(force: Force) -> int:
+    """R6.11.3: the ships that carry every figure of the force."""
+    foot = len(force.generals) + len(force.individuals)
+    mounted = single = 0
+    for u in force.units:
+        if u.speciality in ONE_A_SHIP:
+            single += u.figures
+        elif u.mounted or u.speciality is Speciality.CAVALRY:
+            mounted += u.figures
+        else:
+            foot += u.figures
+    return -(-foot // SHIP_FOOT) + -(-mounted // SHIP_MOUNTED) + single
+
+
+def sails(state: CampaignState, force: Force) -> bool:
+    """§6.11 (option `naval_movement`): whether the force has ships enough to carry it all."""
+    return state.options.naval_movement and 0 < ships_needed(force) <= force.ships
 
 
 def crossing_allowed(state: CampaignState, frm: Coord, to: Coord) -> bool:
@@ -455,7 +491,7 @@ def _path_errors(
                 "path",
             )
         )
-    if len(fo.path) > 3:
+    if len(fo.path) > (NAVAL_REACH if sails(state, force) else 3):
         errs.append(
             OrderError(
                 fid,
@@ -491,6 +527,14 @@ def _step_error(
             "path",
             i,
         )
+    if is_water(state, sq) and not sails(state, force):
+        need, have = ships_needed(force), force.ships
+        why = (
+            "naval movement is not used in this campaign (§6.11)"
+            if not state.options.naval_movement
+            else f"the force has {have} ship(s) and needs {need} to carry it all (R6.11.3)"
+        )
+        return OrderError(fid, "naval-no-ships", f"Step {i + 1} {sq} is water: {why}.", "path", i)
     if not _enterable(state, force, prev, sq):
         return OrderError(
             fid,

@@ -25,6 +25,7 @@ from rules.phases import (
     random_events,
     regroup,
     reinforcements,
+    ships,
     will_to_fight,
 )
 from rules.phases import day as day_phase
@@ -95,6 +96,7 @@ def resolve_after_battles(
         day_phase.resolve,
         reinforcements.resolve,
         convoys.resolve,  # R9.3.9, on a scenario's schedule
+        ships.resolve,  # R6.11.2, with naval movement
         random_events.resolve,
         attrition.resolve,  # §6.10: "at the end of the campaign turn"
     ):

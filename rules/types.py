@@ -79,6 +79,8 @@ class Feature(StrEnum):
     TRACK = "track"
     BRIDGE = "bridge"
     PASS = "pass"
+    SEA = "sea"  # §6.11 [NARAN] waters: only a force with ships enters them
+    LAKE = "lake"
 
 
 class Weather(StrEnum):
@@ -166,6 +168,7 @@ class Holding:
     carried_by: str | None = None  # force id carrying it as loot
     destroyed: bool = False  # loot lost (§11.6 rule 4, A-47)
     artefacts_holder: str | None = None  # R8.7: player using its artefacts (None = owner)
+    port: bool = False  # R6.11.1 [NARAN]: its force receives free ships (R6.11.2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +271,7 @@ class Force:
     figures_lost: int = 0
     tokens: Mapping[str, int] = field(default_factory=dict)  # spirit, poisoned arrows, scouts…
     regroup_pool: Mapping[str, int] = field(default_factory=dict)  # R8.3 points per speciality
+    ships: int = 0  # R6.11.2 [NARAN]: the ships it has, to sail with (naval movement)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tokens", MappingProxyType(dict(self.tokens)))

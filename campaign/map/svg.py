@@ -26,6 +26,8 @@ HALF = S // 2
 
 # The base colour of a square is its first feature in this order (open ground otherwise).
 TERRAIN_ORDER: tuple[Feature, ...] = (
+    Feature.SEA,
+    Feature.LAKE,
     Feature.MOUNTAIN,
     Feature.SWAMP,
     Feature.JUNGLE,

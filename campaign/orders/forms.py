@@ -260,6 +260,11 @@ def order_error_message(err: OrderError, fo: ForceOrders, card: ForceCard, scena
         ),
         "ambush-needs-defend": _("Only a force on Defend can lay an ambush (§7.10.5)."),
         "bad-initiative": _("The initiative preference must be early or late (R6.1.5)."),
+        "naval-no-ships": _(
+            "Step %(step)s %(square)s is water: a force sails only with naval movement in use "
+            "and ships enough to carry it all (§6.11, R6.11.3)."
+        )
+        % {"step": step, "square": sq},
         "regroup-over-pool": _("The pool of that speciality does not hold enough points (R8.3.2)."),
         "regroup-bad-unit": _(
             "A regrouping buys at least one figure for one of the force's units."

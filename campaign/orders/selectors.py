@@ -39,6 +39,7 @@ from rules import (
     has_weather_magic,
     legal_moves,
     may_sack,
+    ships_needed,
     validate_orders,
 )
 
@@ -126,6 +127,11 @@ class ForceCard(ForceFacts):
     @property
     def carries_loot(self) -> bool:
         return self.force.carries_loot
+
+    @property
+    def ships_needed(self) -> int:
+        """R6.11.3: the ships that carry all of it (it sails only with that many)."""
+        return ships_needed(self.force)
 
     @property
     def territory_label(self) -> str:

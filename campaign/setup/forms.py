@@ -168,6 +168,10 @@ class HoldingForm(forms.Form):
     x = forms.IntegerField(label=gettext_lazy("Column (x)"), min_value=0, max_value=MAP_MAX)
     y = forms.IntegerField(label=gettext_lazy("Row (y)"), min_value=0, max_value=MAP_MAX)
     capital = forms.BooleanField(label=gettext_lazy("Capital"), required=False)
+    port = forms.BooleanField(
+        label=gettext_lazy("Port: its force on Defend receives two free ships a turn (R6.11.1–2)"),
+        required=False,
+    )
     feature = forms.ChoiceField(
         label=gettext_lazy("Holding feature (§2.4, the 2D6 result)"),
         required=False,
@@ -175,12 +179,19 @@ class HoldingForm(forms.Form):
     )
 
     def __init__(
-        self, *args: Any, players: Iterable[Player] = (), features: bool = False, **kwargs: Any
+        self,
+        *args: Any,
+        players: Iterable[Player] = (),
+        features: bool = False,
+        naval: bool = False,
+        **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         choice_field(self, "player").choices = [(p.key, p.name) for p in players]
         if not features:
             del self.fields["feature"]
+        if not naval:  # ports only matter with naval movement (§6.11)
+            del self.fields["port"]
 
 
 class SideForm(forms.Form):
@@ -291,11 +302,27 @@ class ForceForm(forms.Form):
     leader = forms.ChoiceField(
         label=gettext_lazy("Leader among generals of equal CV (R2.5.4)"), required=False
     )
+    ships = forms.IntegerField(
+        label=gettext_lazy("Ships (R6.11.2: 100 points each beyond a port's free ones)"),
+        help_text=gettext_lazy(
+            "A ship carries 10 figures on foot, 5 mounted, or one artillery piece, flyer or "
+            "creature (R6.11.3); the force sails only if its ships carry it all."
+        ),
+        min_value=0,
+        max_value=99,
+        required=False,
+    )
 
     def __init__(
-        self, *args: Any, generals: Iterable[Command] | None = None, **kwargs: Any
+        self,
+        *args: Any,
+        generals: Iterable[Command] | None = None,
+        naval: bool = False,
+        **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
+        if not naval:  # ships only matter with naval movement (§6.11)
+            del self.fields["ships"]
         if generals is None:
             del self.fields["leader"]
         else:

@@ -42,9 +42,8 @@ class OptionSpec:
 
 # Options the engine keeps (old campaigns and exports carry them) but nobody is offered, since
 # choosing them would change nothing: the messenger model of order delivery (§5.4) is a hook
-# the rulebook never defines; naval movement (§6.11) needs waters, ports and ships on the map,
-# which the map does not have yet (docs/rules-coverage.md).
-NOT_OFFERED = ("order_delivery_model", "naval_movement")
+# the rulebook never defines.
+NOT_OFFERED = ("order_delivery_model",)
 
 OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec(
@@ -158,6 +157,15 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
                 strict=True,
             )
         ),
+    ),
+    OptionSpec(
+        "naval_movement",
+        "§6.11",
+        gettext_lazy(
+            "Provisional Naran rules for moving by sea and lake: ships from the ports, the wind "
+            "test and the naval table."
+        ),
+        naran=True,
     ),
     OptionSpec(
         "battle_result_method",

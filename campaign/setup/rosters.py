@@ -247,17 +247,26 @@ def force_create(
 
 @transaction.atomic
 def force_update(
-    *, force: Force, name: str, x: int, y: int, status: str, leader_key: str = ""
+    *,
+    force: Force,
+    name: str,
+    x: int,
+    y: int,
+    status: str,
+    leader_key: str = "",
+    ships: int | None = None,
 ) -> Force:
     """Rename, move (R2.6.2) or re-order (R2.6.1) a force; `leader_key` picks among generals
-    tied for the highest CV (R2.5.4)."""
+    tied for the highest CV (R2.5.4); `ships` (§6.11), when given, are its ships."""
     locked = _editable_force(force)
     on_map_check(locked, x, y)
     force.name = name.strip()
     force.x, force.y = x, y
     force.status = _status(status)
     force.leader_key = leader_key
-    force.save(update_fields=["name", "x", "y", "status", "leader_key"])
+    if ships is not None:
+        force.ships = ships
+    force.save(update_fields=["name", "x", "y", "status", "leader_key", "ships"])
     _placement_check(locked, force)
     _force_check(locked, force)
     return force

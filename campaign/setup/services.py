@@ -461,6 +461,7 @@ def holding_place(
     name: str = "",
     capital: bool = False,
     feature: str = "",
+    port: bool = False,
 ) -> Holding:
     """Place a holding of `player` at (x, y), if the rules allow it there: in his friendly
     third (R2.3.2), at least three squares from his other holdings (R2.3.3), not on a
@@ -519,6 +520,7 @@ def holding_place(
         original_owner=player,
         capital=capital,
         feature=feature,
+        port=port,
     )
 
 

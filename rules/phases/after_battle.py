@@ -42,7 +42,7 @@ from rules.events import (
     WorksLost,
     WoundedChecked,
 )
-from rules.orders import orders_index
+from rules.orders import is_water, orders_index
 from rules.phases.common import remove_force
 from rules.phases.promotion import replace_leader
 from rules.types import (
@@ -735,10 +735,11 @@ def _pick_order(state: CampaignState, sides: dict[str, BattleSide]) -> list[str]
 
 
 def _legal(state: CampaignState, fid: str, frm: Coord) -> list[Coord]:
-    """R8.4.7 [SR]: one square, on the map, never into a square holding an enemy force."""
+    """R8.4.7 [SR]: one square, on the map, never into a square holding an enemy force, nor
+    onto the water (§6.11 [SR]: a post-battle move is made on foot)."""
     owner = state.force(fid).owner
     hostile = {f.square for f in state.forces if state.hostile(f.owner, owner)}
-    return [n for n in state.map.neighbours(frm) if n not in hostile]
+    return [n for n in state.map.neighbours(frm) if n not in hostile and not is_water(state, n)]
 
 
 def _cheb(a: Coord, b: Coord) -> int:
@@ -822,7 +823,7 @@ def _move_one(
 
 
 def _room_left(state: CampaignState, foe: str, frm: Coord, taken: list[Coord]) -> bool:
-    around = [n for n in state.map.neighbours(frm) if n not in taken]
+    around = [n for n in state.map.neighbours(frm) if n not in taken and not is_water(state, n)]
     hostile = {f.square for f in state.forces if state.hostile(f.owner, foe)}
     return any(n not in hostile and all(_cheb(n, t) >= 2 for t in taken) for n in around)
 

@@ -43,12 +43,15 @@ from rules.orders import (
     PlayerOrders,
     ZocPolicy,
     crossing_allowed,
+    is_water,
     may_sack,
+    sails,
 )
 from rules.phases.battle_pack import build_pack
 from rules.phases.common import remove_force
 from rules.phases.weather import movement_weather
-from rules.types import CampaignState, Coord, Force, Status, Territory, Weather, evolve
+from rules.setup.naval import Waters, naval_movement
+from rules.types import CampaignState, Coord, Feature, Force, Status, Territory, Weather, evolve
 
 
 @dataclass
@@ -420,6 +423,9 @@ class _Board:
             self._capture(fid)
             return
         sq = self.pos[fid]
+        if self._sails(fid, fo):
+            self._sail(fid, fo, weather)
+            return
         roll = movement_roll(
             self.dice,
             purpose=f"movement:force-{fid}",
@@ -437,6 +443,44 @@ class _Board:
         if free and fo.countermarch is not CountermarchWhen.NEVER:
             self._maybe_countermarch(fid, fo)
         if fid in self.forces and fid not in self.engaged:
+            self._capture(fid)
+
+    # --- §6.11 [NARAN] naval movement ---------------------------------------------------------
+    def _sails(self, fid: str, fo: ForceOrders) -> bool:
+        """A force with ships enough (R6.11.3) moves by the naval table when it is at sea or
+        its path takes to the water."""
+        f = self.forces[fid]
+        if not sails(self.state, f):
+            return False
+        return is_water(self.state, self.pos[fid]) or any(is_water(self.state, s) for s in fo.path)
+
+    def _sail(self, fid: str, fo: ForceOrders, weather: Weather) -> None:
+        """§6.11: the wind test on sea or lake, then the naval table; embarking and landing
+        each cost a square of a move of 3 or more (R6.11.8). [SR] Afloat, a force neither
+        exerts nor suffers zones of control and does not countermarch; it lands by stepping
+        onto a land square, where contact and capture work as on land."""
+        f = self.forces[fid]
+        sq = self.pos[fid]
+        water = (
+            sq if is_water(self.state, sq) else next(s for s in fo.path if is_water(self.state, s))
+        )
+        result = naval_movement(
+            self.dice,
+            purpose=f"movement:force-{fid}",
+            waters=Waters.SEA if Feature.SEA in self.gmap.features_at(water) else Waters.LAKE,
+            status=f.status,
+            territory=self.territory(f.owner, sq),
+            weather=weather,
+            embarking=not is_water(self.state, sq),
+            disembarking=bool(fo.path) and not is_water(self.state, fo.path[-1]),
+        )
+        self.events.append(MovementRolled(fid, result.total, result.squares, rule="§6.11"))
+        self._move(fid, fo, result.squares, must_move=False, fleet=True)
+        if (
+            fid in self.forces
+            and fid not in self.engaged
+            and not is_water(self.state, self.pos[fid])
+        ):
             self._capture(fid)
 
     def _sack(self, fid: str) -> None:
@@ -463,11 +507,14 @@ class _Board:
         self.events.append(HoldingSacked(h.id, fid))
 
     # --- §6.4 movement ------------------------------------------------------------------------
-    def _step_ok(self, frm: Coord, to: Coord, side: str) -> bool:
+    def _step_ok(self, frm: Coord, to: Coord, side: str, fleet: bool = False) -> bool:
         """R6.4.2 / R6.4.7: one adjacent square, on the map, crossing rivers only where the
-        option allows, never into a square held by two hostile sides [SR]."""
+        option allows, never into a square held by two hostile sides [SR]. Water only for a
+        fleet (§6.11), and never where an enemy is afloat [SR: no naval battles]."""
         if not self.gmap.on_map(to) or _cheb(frm, to) != 1:
             return False
+        if is_water(self.state, to):
+            return fleet and not self.hostile_in(to, side)
         if self.opts.rivers_only_at_crossings and not crossing_allowed(self.state, frm, to):
             return False
         return to not in self.occ or not self.blocked(to, side)
@@ -478,7 +525,9 @@ class _Board:
             return ForceStopped(fid, here, "two-hostile-sides", "R6.7.7 [SR]")
         return ForceStopped(fid, here, "illegal-step", "R6.4.7")
 
-    def _move(self, fid: str, fo: ForceOrders, allowance: int, must_move: bool) -> None:
+    def _move(
+        self, fid: str, fo: ForceOrders, allowance: int, must_move: bool, fleet: bool = False
+    ) -> None:
         """Walk the standing path up to the allowance, applying contact (R6.7) and zones of
         control (R6.6) at every square entered (R6.4.7)."""
         side = self.fside[fid]
@@ -493,7 +542,7 @@ class _Board:
             here = self.pos[fid]
             if forced is not None:
                 nxt, forced = forced, None
-            elif pi < len(path) and self._step_ok(here, path[pi], side):
+            elif pi < len(path) and self._step_ok(here, path[pi], side, fleet):
                 nxt = path[pi]
                 pi += 1
             elif must_move and not trail:
@@ -511,8 +560,8 @@ class _Board:
             left -= 1
             if not self._arrive(fid, nxt, later):
                 break  # contact, or the mover itself collapsed
-            if not self.enemy_zoc(nxt, side):
-                continue
+            if is_water(self.state, nxt) or not self.enemy_zoc(nxt, side):
+                continue  # afloat: no zones of control [SR]
             # R6.6.3 / R6.6.4: every enemy-zone square entered asks: stop, or contact.
             if self._ambush(fid, nxt, later):
                 break

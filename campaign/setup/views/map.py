@@ -305,6 +305,7 @@ def setup_holdings(request: HttpRequest, slug: str) -> HttpResponse:
         request.POST if request.method == "POST" else None,
         players=players,
         features=options.holding_features,
+        naval=options.naval_movement,
         initial={"x": picked[0], "y": picked[1]} if picked else None,
     )
     status = 200
@@ -321,6 +322,7 @@ def setup_holdings(request: HttpRequest, slug: str) -> HttpResponse:
                     name=d["name"],
                     capital=d["capital"],
                     feature=d.get("feature", ""),
+                    port=bool(d.get("port")),
                 )
             except ServiceError as e:
                 refusal_show(request, e, form)

@@ -204,12 +204,14 @@ def _force_forms(
     return ForceForms(
         force_form=ForceForm(
             generals=commands,
+            naval=adapters.options_of(force.campaign).naval_movement,
             initial={
                 "name": force.name,
                 "x": force.x,
                 "y": force.y,
                 "status": force.status,
                 "leader": force.leader_key,
+                "ships": force.ships,
             },
         ),
         new_command=CommandForm(prefix="command"),
@@ -298,7 +300,11 @@ def _force_action(
 @require_POST
 def roster_force_save(request: HtmxHttpRequest, slug: str, key: str) -> HttpResponse:
     def act(force: Force, forms_: ForceForms) -> str | None:
-        form = forms_.force_form = ForceForm(request.POST, generals=list(force.commands.all()))
+        form = forms_.force_form = ForceForm(
+            request.POST,
+            generals=list(force.commands.all()),
+            naval=adapters.options_of(force.campaign).naval_movement,
+        )
         forms_.active = [form]
         if not form.is_valid():
             return None
@@ -310,6 +316,7 @@ def roster_force_save(request: HtmxHttpRequest, slug: str, key: str) -> HttpResp
             y=d["y"],
             status=d["status"],
             leader_key=d.get("leader", ""),
+            ships=d.get("ships"),
         )
         return _("Force saved.")
 

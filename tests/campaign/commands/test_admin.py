@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from battles.models import Battle, BattleAudit, BattlePhoto, WhatIfOdds
-from campaign.models import Campaign, Invitation, Membership, Turn
+from campaign.models import Campaign, Invitation, Membership, SetupRoll, Turn
 
 pytestmark = pytest.mark.django_db
 
@@ -35,6 +35,9 @@ def played(run, battle_campaign, results_file, django_user_model, settings, tmp_
     Membership.objects.create(campaign=battle_campaign, user=gm, role=Membership.Role.GM)
     Invitation.objects.create(
         campaign=battle_campaign, token="t0ken", role=Membership.Role.OBSERVER, created_by=gm
+    )
+    SetupRoll.objects.create(
+        campaign=battle_campaign, kind="climate", rule="R4.1.1", seed=1, result="cold", made_by=gm
     )
     settings.MEDIA_ROOT = tmp_path
     battle = Battle.objects.filter(campaign=battle_campaign).first()

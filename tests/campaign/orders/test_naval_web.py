@@ -1,0 +1,85 @@
+"""Naval movement on the web (§6.11 [NARAN], option `naval_movement`): the orders page shows
+each force's ships and what it needs; a path across the sea is accepted only for a force its
+ships carry (R6.11.3), refused in words otherwise; the set-up's holding form marks ports."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+import rules as R
+from campaign import adapters
+from campaign.models import Force, Holding, Orders, Square, TurnResolution
+from campaign.selectors import turn_current
+from campaign.setup.options import options_update
+from tests.campaign.orders.test_orders_page import _force_data
+from tests.campaign.setup.test_setup import make_world
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+
+
+def _naval(campaign) -> int:
+    """Naval movement on, the sea east of the Wolf Riders (r2 at (2, 4)); r2's ships needed."""
+    campaign.options = {**campaign.options, "naval_movement": True}
+    campaign.save(update_fields=["options"])
+    Square.objects.filter(campaign=campaign, x=3, y=4).update(features=["sea"])
+    state = adapters.state_load(campaign=campaign)
+    return R.ships_needed(state.force("r2"))
+
+
+def test_the_orders_page_shows_the_ships_a_force_has_and_needs(cast):
+    needed = _naval(cast.campaign)
+    html = cast.client("side_a").get(reverse("campaign:orders", args=[cast.campaign.slug]))
+    text = html.content.decode()
+    assert "Ships (§6.11)" in text and f"0; it needs {needed} to sail" in text
+
+
+def test_a_path_across_the_sea_needs_ships_enough(cast):
+    needed = _naval(cast.campaign)
+    url = reverse("campaign:orders-force", args=[cast.campaign.slug, "r2"])
+    client = cast.client("side_a")
+    refused = client.post(url, _force_data(path="3,4"), headers=HTMX).content.decode()
+    assert "is water: a force sails only with naval movement in use and ships enough" in refused
+    Force.objects.filter(campaign=cast.campaign, key="r2").update(ships=needed)
+    client.post(url, _force_data(path="3,4"), headers=HTMX)
+    row = Orders.objects.get(turn=turn_current(campaign=cast.campaign), player__key="raiders")
+    assert row.data["forces"]["r2"]["path"] == [[3, 4]]
+
+
+def test_the_holding_form_marks_a_port_with_naval_movement(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    world = make_world(holdings=False)
+    gm = world.client("gm")
+    assert "Port:" not in gm.get(world.url("setup-holdings")).content.decode()
+    options_update(campaign=world.campaign, data={"naval_movement": True})
+    assert "Port:" in gm.get(world.url("setup-holdings")).content.decode()
+    r = gm.post(
+        world.url("setup-holdings"),
+        {"player": world.red.key, "name": "Karak", "x": 1, "y": 1, "capital": "on", "port": "on"},
+    )
+    assert r.status_code == 302
+    assert Holding.objects.get(campaign=world.campaign, name="Karak").port
+
+
+def test_a_fleet_carries_the_force_out_to_sea_when_the_turn_resolves(cast):
+    needed = _naval(cast.campaign)
+    Force.objects.filter(campaign=cast.campaign, key="r2").update(ships=needed)
+    url = reverse("campaign:orders-force", args=[cast.campaign.slug, "r2"])
+    cast.client("side_a").post(url, _force_data(path="3,4"), headers=HTMX)
+    call_command("resolve_turn", cast.campaign.slug, "--seed", "7", stdout=StringIO())
+    r2 = Force.objects.get(campaign=cast.campaign, key="r2")
+    assert (r2.x, r2.y) == (3, 4)  # afloat on the sea square
+    events = TurnResolution.objects.get(
+        turn__campaign=cast.campaign, turn__number=1, stage="turn"
+    ).events
+    rolled = [e for e in events if e["type"] == "MovementRolled" and e["force_id"] == "r2"]
+    assert rolled and rolled[0]["rule"] == "§6.11"
+    ledger = TurnResolution.objects.get(
+        turn__campaign=cast.campaign, turn__number=1, stage="turn"
+    ).ledger
+    assert any(e["purpose"] == "movement:force-r2:wind" for e in ledger)  # the wind test
