@@ -130,7 +130,7 @@ def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
     for u in _rows(
         Unit.objects.filter(campaign=campaign).order_by("command_id", "position"),
         "command_id key type speciality quality figures points_per_figure mercenary missile "
-        "mounted",
+        "mounted min_figures leader_points",
     ):
         units[u.command_id].append(
             R.Unit(
@@ -143,6 +143,8 @@ def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
                 mercenary=u.mercenary,
                 missile=u.missile,
                 mounted=u.mounted,
+                min_figures=u.min_figures,
+                leader_points=u.leader_points,
             )
         )
     commands: dict[int, list[R.Command]] = defaultdict(list)
@@ -344,6 +346,8 @@ def _forces_save(campaign: Campaign, forces: Sequence[R.Force], pid: dict[str, i
                 "mercenary": u.mercenary,
                 "missile": u.missile,
                 "mounted": u.mounted,
+                "min_figures": u.min_figures,
+                "leader_points": u.leader_points,
             }
             for f in forces
             for c in f.commands

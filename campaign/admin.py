@@ -302,6 +302,8 @@ class UnitInline(CampaignScopedInline):
         "mercenary",
         "missile",
         "mounted",
+        "min_figures",
+        "leader_points",
     ]
 
 

@@ -273,6 +273,8 @@ class Unit(models.Model):
     mercenary = models.BooleanField(_("mercenary"), default=False)
     missile = models.BooleanField(_("missile weapons"), default=False)
     mounted = models.BooleanField(_("mounted"), default=False)
+    min_figures = models.PositiveIntegerField(_("minimum size"), default=0)  # R8.3.3
+    leader_points = models.PositiveIntegerField(_("Leader's points"), default=0)  # R8.3.3
 
     class Meta:
         ordering = ["command", "position"]

@@ -46,6 +46,19 @@ def _bank(e: EventData, n: Names) -> str:
 
 @renders("RegroupSpent")
 def _regroup_spent(e: EventData, n: Names) -> str:
+    if e.get("new_unit_id"):
+        return _(
+            "%(force)s spent %(points)s points of its %(speciality)s pool: it formed a new "
+            "unit of %(figures)s figure(s), %(unit)s, its Leader included (R8.3.3); %(pool)s "
+            "points are left."
+        ) % {
+            "force": n.force(e.get("force_id")),
+            "points": e.get("points"),
+            "speciality": str(e.get("speciality", "")).replace("-", " "),
+            "figures": e.get("figures"),
+            "unit": n.member(e.get("new_unit_id")),
+            "pool": e.get("pool"),
+        }
     return _(
         "%(force)s spent %(points)s points of its %(speciality)s pool: %(figures)s figure(s) "
         "joined %(unit)s (R8.3.2); %(pool)s points are left."

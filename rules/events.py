@@ -345,7 +345,8 @@ class OrderRefused(Event):
 # --- Phases 4–8 additions ---
 @dataclass(frozen=True, slots=True)
 class RegroupSpent(Event):
-    """R8.3.2: a force's pool bought figures for one of its units."""
+    """R8.3.2: a force's pool bought figures for one of its units; R8.3.3, with
+    `new_unit_id`: it formed a new unit of that unit's type."""
 
     force_id: str
     unit_id: str
@@ -353,6 +354,7 @@ class RegroupSpent(Event):
     speciality: str
     points: int
     pool: int
+    new_unit_id: str = ""
     rule: str = "R8.3.2"
 
 

@@ -81,11 +81,14 @@ class ReinforcementRequest:
 @dataclass(frozen=True, slots=True)
 class RegroupPurchase:
     """R8.3.2 [NARAN]: figures a force's regrouping pool buys for one of its units of the same
-    speciality, before the turn's Phase 1 (so that they fight in its next battle)."""
+    speciality, before the turn's Phase 1 (so that they fight in its next battle). With
+    `new_unit`, R8.3.3: a new unit of that unit's type and command, of `figures` figures at
+    least its minimum size, with its Leader's cost."""
 
     force_id: str
     unit_id: str
     figures: int
+    new_unit: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +218,8 @@ def regroup_cost(force: Force, purchase: RegroupPurchase) -> tuple[str, int] | N
     unit = next((u for u in force.units if u.id == purchase.unit_id), None)
     if unit is None:
         return None
-    return unit.speciality.value, purchase.figures * unit.points_per_figure
+    leader = unit.leader_points if purchase.new_unit else 0  # R8.3.3
+    return unit.speciality.value, purchase.figures * unit.points_per_figure + leader
 
 
 def regroup_errors(
@@ -246,6 +250,9 @@ def regroup_errors(
                 )
             )
             continue
+        if p.new_unit and (small := _new_unit_error(force, p)) is not None:
+            errors.append(small)
+            continue
         key = (p.force_id, cost[0])
         spent[key] = spent.get(key, 0) + cost[1]
         if spent[key] > force.regroup_pool.get(cost[0], 0):
@@ -259,6 +266,26 @@ def regroup_errors(
                 )
             )
     return errors
+
+
+def _new_unit_error(force: Force, p: RegroupPurchase) -> OrderError | None:
+    """R8.3.3: a new unit needs its army list's minimum size, as the roster gives it."""
+    unit = next(u for u in force.units if u.id == p.unit_id)
+    if not unit.min_figures:
+        return OrderError(
+            p.force_id,
+            "regroup-no-minimum",
+            f"The roster gives no minimum size for {unit.type}: no new unit of it (R8.3.3).",
+            "regroup",
+        )
+    if p.figures < unit.min_figures:
+        return OrderError(
+            p.force_id,
+            "regroup-under-minimum",
+            f"A new unit of {unit.type} needs at least {unit.min_figures} figures (R8.3.3).",
+            "regroup",
+        )
+    return None
 
 
 def may_sack(state: CampaignState, player_id: str) -> bool:

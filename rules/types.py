@@ -216,6 +216,8 @@ class Unit:
     mercenary: bool = False
     missile: bool = False  # carries missile weapons (R7.8.3); missile speciality implies it
     mounted: bool = False
+    min_figures: int = 0  # R8.3.3: the army list's minimum size (0: not given)
+    leader_points: int = 0  # R8.3.3: the extra cost of its mandatory Leader (Capo)
 
     @property
     def points(self) -> int:

@@ -270,6 +270,13 @@ def order_error_message(err: OrderError, fo: ForceOrders, card: ForceCard, scena
             "A regrouping buys at least one figure for one of the force's units."
         ),
         "regroup-off": _("This campaign does not use regrouping (R8.3)."),
+        "regroup-no-minimum": _(
+            "The roster gives no minimum size for this unit type: the pool cannot form a new "
+            "unit of it (R8.3.3)."
+        ),
+        "regroup-under-minimum": _(
+            "A new unit needs at least the minimum size its roster gives (R8.3.3)."
+        ),
         "bad-weather-shift": _("A Wizard moves the weather one row, better or worse (R4.4.1)."),
         "weather-shift-no-wizard": _(
             "Only a force with a Wizard may change its weather, in a campaign with the weather "

@@ -34,8 +34,11 @@ def orders_regroup(request: HttpRequest, slug: str) -> HttpResponse:
         )
         return HttpResponseRedirect(back)
     purchases = []
-    for line in lines:
-        raw = request.POST.get(line.field, "0").strip() or "0"
+    for line, field, new in (
+        *((line, line.field, False) for line in lines),
+        *((line, line.new_field, True) for line in lines if line.min_figures),  # R8.3.3
+    ):
+        raw = request.POST.get(field, "0").strip() or "0"
         if not raw.isascii() or not raw.isdigit() or int(raw) > MAX_FIGURES:
             messages.error(
                 request,
@@ -46,7 +49,12 @@ def orders_regroup(request: HttpRequest, slug: str) -> HttpResponse:
             return HttpResponseRedirect(back)
         if int(raw):
             purchases.append(
-                {"force_id": line.force_id, "unit_id": line.unit_id, "figures": int(raw)}
+                {
+                    "force_id": line.force_id,
+                    "unit_id": line.unit_id,
+                    "figures": int(raw),
+                    "new_unit": new,
+                }
             )
     choices_save_and_tell(
         request,

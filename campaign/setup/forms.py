@@ -361,6 +361,25 @@ class UnitForm(forms.Form):
     mercenary = forms.BooleanField(label=gettext_lazy("Mercenary or allied"), required=False)
     missile = forms.BooleanField(label=gettext_lazy("Missile weapons"), required=False)
     mounted = forms.BooleanField(label=gettext_lazy("Mounted"), required=False)
+    min_figures = forms.IntegerField(
+        label=gettext_lazy("Minimum size"),
+        min_value=0,
+        max_value=10_000,
+        initial=0,
+        required=False,
+        help_text=gettext_lazy(
+            "The army list's minimum number of figures, for new units formed from a "
+            "regrouping pool (R8.3.3); 0 if none is formed."
+        ),
+    )
+    leader_points = forms.IntegerField(
+        label=gettext_lazy("Leader's points"),
+        min_value=0,
+        max_value=POINTS_MAX,
+        initial=0,
+        required=False,
+        help_text=gettext_lazy("What its mandatory Leader costs beyond his figure (R8.3.3)."),
+    )
 
 
 class NewUnitForm(UnitForm):

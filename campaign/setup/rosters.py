@@ -32,6 +32,8 @@ UNIT_FIELDS = (
     "mercenary",
     "missile",
     "mounted",
+    "min_figures",
+    "leader_points",
 )
 INDIVIDUAL_FIELDS = ("kind", "name", "points", "mounted", "magic_points")
 
@@ -52,6 +54,9 @@ def _fields(data: Mapping[str, Any], allowed: tuple[str, ...], what: str) -> dic
             _("Unknown %(what)s field(s): %(f)s.") % {"what": what, "f": ", ".join(sorted(unknown))}
         )
     out = dict(data)
+    for name in ("min_figures", "leader_points"):  # optional: blank is none
+        if name in out and out[name] is None:
+            out[name] = 0
     for name, enum in (
         ("speciality", R.Speciality),
         ("quality", R.Quality),
@@ -65,7 +70,15 @@ def _fields(data: Mapping[str, Any], allowed: tuple[str, ...], what: str) -> dic
     for name in ("figures",):
         if name in out and out[name] < 1:
             raise ServiceError({name: [_("A unit has at least one figure.")]})
-    for name in ("general_cv", "general_points", "points_per_figure", "points", "magic_points"):
+    for name in (
+        "general_cv",
+        "general_points",
+        "points_per_figure",
+        "points",
+        "magic_points",
+        "min_figures",
+        "leader_points",
+    ):
         if name in out and out[name] is not None and out[name] < 0:
             raise ServiceError({name: [_("It cannot be negative.")]})
     for name in ("type",):

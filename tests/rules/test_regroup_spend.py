@@ -98,3 +98,50 @@ def test_refused_purchases_buy_nothing():
     orders = _orders(RegroupPurchase("f-red", "r-u1", 11))
     out = resolve_turn(state, orders, ScriptedDice([6, 1]))
     assert out.state.force("f-red").units[0].figures == 10
+
+
+def _with_minimum(state, min_figures: int, leader_points: int):
+    force = state.force("f-red")
+    commands = tuple(
+        replace(
+            c,
+            units=tuple(
+                replace(u, min_figures=min_figures, leader_points=leader_points)
+                if u.id == "r-u1"
+                else u
+                for u in c.units
+            ),
+        )
+        for c in force.commands
+    )
+    return state.replace_force(replace(force, commands=commands))
+
+
+def test_a_pool_forms_a_new_unit_of_its_minimum_size_with_its_leader():
+    """R8.3.3 (p. 35): "formare delle nuove Unità ... in base all'indicatore del 'numero
+    minimo' ... considerando anche il costo del Capo (obbligatorio)". Spears of minimum 8 at
+    5 points and a 10-point Leader cost 50: the infantry pool's 50 points exactly."""
+    state = _with_minimum(_state(), 8, 10)
+    orders = _orders(RegroupPurchase("f-red", "r-u1", 8, new_unit=True))
+    assert validate_orders(state, "red", orders["red"]) == []
+    out = resolve_turn(state, orders, ScriptedDice([6, 1]))
+    red = out.state.force("f-red")
+    assert {u.id: u.figures for u in red.units} == {"r-u1": 10, "r-u1-t1": 8, "r-u2": 4}
+    new = next(u for u in red.units if u.id == "r-u1-t1")
+    assert (new.type, new.speciality, new.points_per_figure) == ("spears", "infantry", 5)
+    assert red.regroup_pool["infantry"] == 0
+    spent = next(e for e in out.events if type(e).__name__ == "RegroupSpent")
+    assert (spent.new_unit_id, spent.points, spent.rule) == ("r-u1-t1", 50, "R8.3.3")
+
+
+def test_a_new_unit_below_its_minimum_or_beyond_the_pool_is_refused():
+    under = _orders(RegroupPurchase("f-red", "r-u1", 7, new_unit=True))
+    state = _with_minimum(_state(), 8, 10)
+    assert [e.code for e in validate_orders(state, "red", under["red"])] == [
+        "regroup-under-minimum"
+    ]
+    unknown = _with_minimum(_state(), 0, 10)
+    assert [e.code for e in validate_orders(unknown, "red", under["red"])] == ["regroup-no-minimum"]
+    dear = _with_minimum(_state(), 8, 11)  # 40 + 11 > 50
+    big = _orders(RegroupPurchase("f-red", "r-u1", 8, new_unit=True))
+    assert [e.code for e in validate_orders(dear, "red", big["red"])] == ["regroup-over-pool"]

@@ -363,11 +363,18 @@ def test_force_page_actions(world):
             "edit-quality": "veteran",
             "edit-figures": 12,
             "edit-points_per_figure": 7,
+            "edit-min_figures": 6,
+            "edit-leader_points": 4,
         },
     )
     assert response.status_code == 302
     crossbows.refresh_from_db()
     assert (crossbows.figures, crossbows.quality) == (12, "veteran")
+    assert (crossbows.min_figures, crossbows.leader_points) == (6, 4)  # R8.3.3
+    assert (
+        "minimum 6 figures, Leader 4 points"
+        in client.get(world.url("roster-force", f.key)).content.decode()
+    )
     response = client.post(
         world.url("roster-character-add", f.key),
         {
