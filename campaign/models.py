@@ -220,6 +220,7 @@ class Force(models.Model):
     works_square = models.JSONField(null=True, blank=True)
     works_built = models.PositiveIntegerField(default=0)  # R7.8.6
     ships = models.PositiveIntegerField(_("ships"), default=0)  # R6.11.2
+    sea_folk = models.BooleanField(_("pirate force"), default=False)  # R6.11.6
     figures_lost = models.PositiveIntegerField(default=0)
     tokens = models.JSONField(default=dict, blank=True)
     regroup_pool = models.JSONField(default=dict, blank=True)

@@ -177,8 +177,11 @@ def ships_needed(force: Force) -> int:
 
 
 def sails(state: CampaignState, force: Force) -> bool:
-    """§6.11 (option `naval_movement`): whether the force has ships enough to carry it all."""
-    return state.options.naval_movement and 0 < ships_needed(force) <= force.ships
+    """§6.11 (option `naval_movement`): whether the force has ships enough to carry it all;
+    a pirate force gets all it needs free (R6.11.6)."""
+    if not state.options.naval_movement:
+        return False
+    return force.sea_folk or 0 < ships_needed(force) <= force.ships
 
 
 def crossing_allowed(state: CampaignState, frm: Coord, to: Coord) -> bool:

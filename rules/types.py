@@ -274,6 +274,7 @@ class Force:
     tokens: Mapping[str, int] = field(default_factory=dict)  # spirit, poisoned arrows, scouts…
     regroup_pool: Mapping[str, int] = field(default_factory=dict)  # R8.3 points per speciality
     ships: int = 0  # R6.11.2 [NARAN]: the ships it has, to sail with (naval movement)
+    sea_folk: bool = False  # R6.11.6 [NARAN]: a pirate force, its ships and craft free
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tokens", MappingProxyType(dict(self.tokens)))

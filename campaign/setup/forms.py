@@ -312,6 +312,15 @@ class ForceForm(forms.Form):
         max_value=99,
         required=False,
     )
+    sea_folk = forms.BooleanField(
+        label=gettext_lazy("Pirate force (R6.11.6)"),
+        help_text=gettext_lazy(
+            "Wholly of sea-folk mercenaries (pirates, corsairs, buccaneers): it may exist "
+            "without a regular command and gets all its ships free; foot only, or cavalry and "
+            "artillery together at most a third of its points."
+        ),
+        required=False,
+    )
 
     def __init__(
         self,
@@ -323,6 +332,7 @@ class ForceForm(forms.Form):
         super().__init__(*args, **kwargs)
         if not naval:  # ships only matter with naval movement (§6.11)
             del self.fields["ships"]
+            del self.fields["sea_folk"]
         if generals is None:
             del self.fields["leader"]
         else:

@@ -268,9 +268,11 @@ def force_update(
     status: str,
     leader_key: str = "",
     ships: int | None = None,
+    sea_folk: bool | None = None,
 ) -> Force:
     """Rename, move (R2.6.2) or re-order (R2.6.1) a force; `leader_key` picks among generals
-    tied for the highest CV (R2.5.4); `ships` (§6.11), when given, are its ships."""
+    tied for the highest CV (R2.5.4); `ships` (§6.11), when given, are its ships, and
+    `sea_folk` whether it is a pirate force (R6.11.6)."""
     locked = _editable_force(force)
     on_map_check(locked, x, y)
     force.name = name.strip()
@@ -279,7 +281,9 @@ def force_update(
     force.leader_key = leader_key
     if ships is not None:
         force.ships = ships
-    force.save(update_fields=["name", "x", "y", "status", "leader_key", "ships"])
+    if sea_folk is not None:
+        force.sea_folk = sea_folk
+    force.save(update_fields=["name", "x", "y", "status", "leader_key", "ships", "sea_folk"])
     _placement_check(locked, force)
     _force_check(locked, force)
     return force

@@ -75,7 +75,7 @@ def validate_force_organisation(
         for c in force.commands
         if c.id not in allied_commands and not (c.units and all(u.mercenary for u in c.units))
     ]
-    if sea_folk:
+    if sea_folk or force.sea_folk:
         out.extend(validate_sea_folk_force(force).problems)
     elif force.commands and not regular:
         msg = (

@@ -212,6 +212,7 @@ def _force_forms(
                 "status": force.status,
                 "leader": force.leader_key,
                 "ships": force.ships,
+                "sea_folk": force.sea_folk,
             },
         ),
         new_command=CommandForm(prefix="command"),
@@ -317,6 +318,7 @@ def roster_force_save(request: HtmxHttpRequest, slug: str, key: str) -> HttpResp
             status=d["status"],
             leader_key=d.get("leader", ""),
             ships=d.get("ships"),
+            sea_folk=d.get("sea_folk") if "sea_folk" in form.fields else None,
         )
         return _("Force saved.")
 

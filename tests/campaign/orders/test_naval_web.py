@@ -12,7 +12,7 @@ from django.urls import reverse
 
 import rules as R
 from campaign import adapters
-from campaign.models import Force, Holding, Orders, Square, TurnResolution
+from campaign.models import Force, Holding, Orders, Square, TurnResolution, Unit
 from campaign.selectors import turn_current
 from campaign.setup.options import options_update
 from tests.campaign.orders.test_orders_page import _force_data
@@ -83,3 +83,43 @@ def test_a_fleet_carries_the_force_out_to_sea_when_the_turn_resolves(cast):
         turn__campaign=cast.campaign, turn__number=1, stage="turn"
     ).ledger
     assert any(e["purpose"] == "movement:force-r2:wind" for e in ledger)  # the wind test
+
+
+def test_a_pirate_force_sails_without_ships_of_its_own(cast):
+    """R6.11.6: a pirate force "gets all needed ships free": its path may take to the sea with
+    no ship in its roster, and the orders card says so."""
+    _naval(cast.campaign)
+    Force.objects.filter(campaign=cast.campaign, key="r2").update(sea_folk=True)
+    client = cast.client("side_a")
+    page = client.get(reverse("campaign:orders", args=[cast.campaign.slug])).content.decode()
+    assert "a pirate force: every ship it needs is free (R6.11.6)" in page
+    url = reverse("campaign:orders-force", args=[cast.campaign.slug, "r2"])
+    client.post(url, _force_data(path="3,4"), headers=HTMX)
+    row = Orders.objects.get(turn=turn_current(campaign=cast.campaign), player__key="raiders")
+    assert row.data["forces"]["r2"]["path"] == [[3, 4]]
+
+
+def test_the_roster_marks_a_pirate_force_and_checks_it(settings):
+    """R6.11.6 on the roster: with naval movement, a force may be marked a pirate force; it
+    must then be wholly of mercenaries (the sea folk), and may be so without a regular
+    command (R2.5.7 does not apply)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    world = make_world(forces=True)
+    red = world.client("red")
+    force = Force.objects.get(campaign=world.campaign, owner=world.red)
+    page = red.get(world.url("roster-force", force.key)).content.decode()
+    assert "Pirate force (R6.11.6)" not in page  # only with naval movement
+    options_update(campaign=world.campaign, data={"naval_movement": True})
+    assert (
+        "Pirate force (R6.11.6)" in red.get(world.url("roster-force", force.key)).content.decode()
+    )
+    save = {"x": force.x, "y": force.y, "status": force.status, "name": force.name}
+    r = red.post(world.url("roster-force-save", force.key), {**save, "sea_folk": "on"}, follow=True)
+    assert "are not sea-folk mercenaries" in r.content.decode()
+    force.refresh_from_db()
+    assert not force.sea_folk  # refused: nothing saved
+    Unit.objects.filter(command__force=force).update(mercenary=True)
+    r = red.post(world.url("roster-force-save", force.key), {**save, "sea_folk": "on"}, follow=True)
+    force.refresh_from_db()
+    assert force.sea_folk and "pirate force (R6.11.6)" in r.content.decode()
+    assert "must support a regular command" not in r.content.decode()
