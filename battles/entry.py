@@ -277,7 +277,7 @@ def _check_works(check: ResultCheck, roster: Roster, works: Any) -> dict[str, in
     left = {f.id: (f.name, f.works_left) for s in roster.sides for f in s.forces}
     out: dict[str, int] = {}
     if not isinstance(works, Mapping):
-        check.add(NON_FIELD_ERRORS, _("The field works are not points by force."))
+        check.add(NON_FIELD_ERRORS, _("The field works must be given as points for each force."))
         return out
     for fid, raw in works.items():
         points = _count(raw)

@@ -134,7 +134,7 @@ class CommandTestForm(forms.Form):
         label=gettext_lazy("The leader's promise"),
         required=False,
         choices=[
-            ("", gettext_lazy("none made")),
+            ("", gettext_lazy("no promise made")),
             ("kept", gettext_lazy("kept (+1)")),
             ("not-kept", gettext_lazy("not yet kept (−1)")),
         ],

@@ -193,6 +193,9 @@ def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
             works_built=f.works_built,
             ships=f.ships,
             sea_folk=f.sea_folk,
+            boats=f.boats,
+            rafts=f.rafts,
+            afloat=f.afloat,
             figures_lost=f.figures_lost,
             tokens=f.tokens,
             regroup_pool=f.regroup_pool,
@@ -200,7 +203,7 @@ def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
         for f in _rows(
             Force.objects.filter(campaign=campaign).order_by("position", "key"),
             "pk key owner_id x y status leader_key name loot works_quota works_square "
-            "works_built ships sea_folk figures_lost tokens regroup_pool",
+            "works_built ships sea_folk boats rafts afloat figures_lost tokens regroup_pool",
         )
     ]
 
@@ -309,6 +312,9 @@ def _forces_save(campaign: Campaign, forces: Sequence[R.Force], pid: dict[str, i
                 "works_built": f.works_built,
                 "ships": f.ships,
                 "sea_folk": f.sea_folk,
+                "boats": f.boats,
+                "rafts": f.rafts,
+                "afloat": f.afloat,
                 "figures_lost": f.figures_lost,
                 "tokens": dict(f.tokens),
                 "regroup_pool": dict(f.regroup_pool),

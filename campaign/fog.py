@@ -173,6 +173,7 @@ PRIVATE_EVENTS = frozenset(
         "RegroupPooled",
         "RegroupSpent",
         "ShipsReceived",
+        "CraftReceived",
         "OrderRefused",
         "ReinforcementsArrived",  # what his capital received (§9.3) is his side's business
     }

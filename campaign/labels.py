@@ -120,6 +120,11 @@ FEATURE: Mapping[str, Any] = {  # §6.3 terrain
     Feature.PASS: gettext_lazy("Mountain pass"),
     Feature.SEA: gettext_lazy("Sea"),
     Feature.LAKE: gettext_lazy("Lake"),
+    Feature.NAVIGABLE: gettext_lazy("Navigable river (boats and rafts)"),
+    Feature.SHIP_NAVIGABLE: gettext_lazy("River navigable by ships"),
+    Feature.RAPIDS: gettext_lazy("Rapids or waterfall"),
+    Feature.RIVER_MOUTH: gettext_lazy("River mouth (the river flows out here)"),
+    Feature.REEFS: gettext_lazy("Reefs, islands or atolls"),
 }
 WEATHER: Mapping[str, Any] = {  # R4.2
     Weather.FINE: gettext_lazy("Fine"),

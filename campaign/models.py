@@ -221,6 +221,9 @@ class Force(models.Model):
     works_built = models.PositiveIntegerField(default=0)  # R7.8.6
     ships = models.PositiveIntegerField(_("ships"), default=0)  # R6.11.2
     sea_folk = models.BooleanField(_("pirate force"), default=False)  # R6.11.6
+    boats = models.PositiveIntegerField(_("boats"), default=0)  # R6.11.4
+    rafts = models.PositiveIntegerField(_("rafts"), default=0)
+    afloat = models.BooleanField(_("afloat on a river"), default=False)  # §6.11
     figures_lost = models.PositiveIntegerField(default=0)
     tokens = models.JSONField(default=dict, blank=True)
     regroup_pool = models.JSONField(default=dict, blank=True)

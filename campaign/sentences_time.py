@@ -163,6 +163,19 @@ def _reinforcements_refused(e: EventData, n: Names) -> str:
     )
 
 
+@renders("CraftReceived")
+def _craft(e: EventData, n: Names) -> str:
+    return _(
+        "%(force)s built %(boats)s boats and %(rafts)s rafts free at %(holding)s, in its "
+        "forest by the river (R6.11.5)."
+    ) % {
+        "force": n.force(e.get("force_id")),
+        "boats": e.get("boats"),
+        "rafts": e.get("rafts"),
+        "holding": n.holding(e.get("holding_id")),
+    }
+
+
 @renders("ShipsReceived")
 def _ships(e: EventData, n: Names) -> str:
     return _(

@@ -36,7 +36,6 @@ from rules.orders import (
     has_weather_magic,
     legal_moves,
     may_sack,
-    ships_needed,
     validate_orders,
 )
 from rules.phases.after_battle import validate_result
@@ -55,6 +54,7 @@ from rules.setup.rolls import (
     opposed_roll,
     season_roll,
 )
+from rules.setup.sea_folk import validate_sea_folk_force
 from rules.setup.terrain_attrition import ATTRITION_FORMULAS
 from rules.setup.territory import Thirds, territory_thirds, territory_zones
 from rules.setup.unit_orders import UnitOrder, unit_order_test, unit_orders_command_test
@@ -96,6 +96,7 @@ from rules.types import (
     Unit,
     Weather,
 )
+from rules.waterways import craft_needed, ships_needed
 
 __all__ = [
     "ARMY_INITIATIVE",
@@ -186,6 +187,7 @@ __all__ = [
     "resolve_turn",
     "season_roll",
     "ships_needed",
+    "craft_needed",
     "seen_force",
     "tactical_resolve",
     "tactical_simulate",
@@ -195,6 +197,7 @@ __all__ = [
     "unit_order_test",
     "unit_orders_command_test",
     "validate_force_organisation",
+    "validate_sea_folk_force",
     "validate_holding_placement",
     "validate_orders",
     "validate_result",

@@ -315,6 +315,18 @@ class ShipsReceived(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class CraftReceived(Event):
+    """R6.11.5: a force on Defend at its holding in a forest by a river built its free boats
+    and rafts."""
+
+    force_id: str
+    holding_id: str
+    boats: int
+    rafts: int
+    rule: str = "R6.11.5"
+
+
+@dataclass(frozen=True, slots=True)
 class SupplyConvoy(Event):
     """R9.3.9: a supply convoy reached the player on its schedule, with the effect its
     scenario gives it (`event` "none": the book gives it none)."""

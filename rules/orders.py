@@ -25,6 +25,14 @@ from rules.types import (
     Status,
     Unit,
 )
+from rules.waterways import (
+    NAVAL_REACH,
+    is_water,
+    river_reach,
+    sails,
+    ships_needed,
+    voyage_error,
+)
 
 
 class ZocPolicy(StrEnum):
@@ -54,6 +62,7 @@ class ForceOrders:
     # R4.4.3: the force's Wizard moves the weather of its own movement one row of the R4.2
     # table: −1 toward fine, +1 toward the storm (A-17: one clock period = one row)
     weather_shift: int = 0
+    by_river: bool = False  # §6.11 [NARAN]: follow the path by boat along a navigable river
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,50 +147,13 @@ def legal_moves(state: CampaignState, force: Force) -> set[Coord]:
         seen |= nxt
         frontier = nxt
     seen.discard(force.square)
-    return seen
+    return seen | river_reach(state, force)
 
 
 def _enterable(state: CampaignState, force: Force, frm: Coord, to: Coord) -> bool:
     if is_water(state, to) and not sails(state, force):
         return False  # §6.11: sea and lake squares only by ship
     return not (state.options.rivers_only_at_crossings and not crossing_allowed(state, frm, to))
-
-
-# --- §6.11 [NARAN] naval movement --------------------------------------------------------------
-
-WATERS = frozenset({Feature.SEA, Feature.LAKE})
-NAVAL_REACH = 4  # the naval table's best result: 4 squares (§6.11)
-# R6.11.3: figures a ship carries: 10 on foot (2.5 × 2.5 cm), 5 mounted (2.5 × 5 cm), one on a
-# 5 × 5 cm base; [SR] artillery, flyers and Terrible Creatures count one a ship, generals and
-# characters as figures on foot
-SHIP_FOOT, SHIP_MOUNTED = 10, 5
-ONE_A_SHIP = frozenset({Speciality.ARTILLERY, Speciality.AIR_CAVALRY, Speciality.TERRIBLE_CREATURE})
-
-
-def is_water(state: CampaignState, square: Coord) -> bool:
-    return bool(state.map.features_at(square) & WATERS)
-
-
-def ships_needed(force: Force) -> int:
-    """R6.11.3: the ships that carry every figure of the force."""
-    foot = len(force.generals) + len(force.individuals)
-    mounted = single = 0
-    for u in force.units:
-        if u.speciality in ONE_A_SHIP:
-            single += u.figures
-        elif u.mounted or u.speciality is Speciality.CAVALRY:
-            mounted += u.figures
-        else:
-            foot += u.figures
-    return -(-foot // SHIP_FOOT) + -(-mounted // SHIP_MOUNTED) + single
-
-
-def sails(state: CampaignState, force: Force) -> bool:
-    """§6.11 (option `naval_movement`): whether the force has ships enough to carry it all;
-    a pirate force gets all it needs free (R6.11.6)."""
-    if not state.options.naval_movement:
-        return False
-    return force.sea_folk or 0 < ships_needed(force) <= force.ships
 
 
 def crossing_allowed(state: CampaignState, frm: Coord, to: Coord) -> bool:
@@ -521,6 +493,8 @@ def _path_errors(
                 "path",
             )
         )
+    if fo.by_river:
+        return errs + _voyage_errors(state, force, fo)
     if len(fo.path) > (NAVAL_REACH if sails(state, force) else 3):
         errs.append(
             OrderError(
@@ -538,6 +512,25 @@ def _path_errors(
             break
         prev = sq
     return errs
+
+
+def _voyage_errors(state: CampaignState, force: Force, fo: ForceOrders) -> list[OrderError]:
+    """§6.11: a voyage by river goes at most the naval table's 4 squares, by adjacent steps,
+    along navigable squares with craft or ships enough (`waterways.voyage_error`)."""
+    fid = force.id
+    if len(fo.path) > NAVAL_REACH:
+        msg = "A voyage by river has at most 4 squares, the naval table's best (§6.11)."
+        return [OrderError(fid, "river-too-long", msg, "path")]
+    prev = force.square
+    for i, sq in enumerate(fo.path):
+        if max(abs(sq[0] - prev[0]), abs(sq[1] - prev[1])) != 1:
+            msg = f"Step {i + 1} {sq} is not adjacent to {prev} (R6.4.2)."
+            return [OrderError(fid, "not-adjacent", msg, "path", i)]
+        prev = sq
+    code, why = voyage_error(state, force, fo.path)
+    if code:
+        return [OrderError(fid, code, f"No voyage by river: {why}.", "by_river")]
+    return []
 
 
 def _step_error(

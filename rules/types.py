@@ -81,6 +81,12 @@ class Feature(StrEnum):
     PASS = "pass"
     SEA = "sea"  # §6.11 [NARAN] waters: only a force with ships enters them
     LAKE = "lake"
+    # R6.11.7 [NARAN]: what the map says of its rivers and waters (`rules.waterways`)
+    NAVIGABLE = "navigable"  # a river boats and rafts sail along
+    SHIP_NAVIGABLE = "ship-navigable"  # ... and ships too
+    RAPIDS = "rapids"  # waterfalls or rapids: a portage
+    RIVER_MOUTH = "river-mouth"  # where the river flows out: downstream is toward it
+    REEFS = "reefs"  # reefs, islands or atolls at sea
 
 
 class Weather(StrEnum):
@@ -275,6 +281,9 @@ class Force:
     regroup_pool: Mapping[str, int] = field(default_factory=dict)  # R8.3 points per speciality
     ships: int = 0  # R6.11.2 [NARAN]: the ships it has, to sail with (naval movement)
     sea_folk: bool = False  # R6.11.6 [NARAN]: a pirate force, its ships and craft free
+    boats: int = 0  # R6.11.4 [NARAN] minor craft: boats, canoes, pirogues
+    rafts: int = 0  # ... barges and rafts
+    afloat: bool = False  # on a river voyage that has not reached its landing square
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tokens", MappingProxyType(dict(self.tokens)))

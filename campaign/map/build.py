@@ -215,6 +215,23 @@ def _ground(scene: _Scene) -> dict[str, Any]:
         "tints": tints,
         "snow": _snow(scene.state),
         "rivers_d": links_path(set(linear[Feature.RIVER])),
+        # §6.11 [NARAN] waterways (R6.11.7): navigable stretches under the river line, marks
+        "navigable_d": links_path(
+            set(linear[Feature.NAVIGABLE]) | set(linear[Feature.SHIP_NAVIGABLE])
+        ),
+        "ship_navigable_d": links_path(set(linear[Feature.SHIP_NAVIGABLE])),
+        "rapids_d": "".join(
+            f"M{x * S + dx} {y * S + 3}l2 1.5l-2 1.5l2 1.5"
+            for x, y in linear[Feature.RAPIDS]
+            for dx in (2, 6)
+        ),
+        "mouths_d": "".join(
+            f"M{x * S + 3} {y * S + 2}h4l-2 3z" for x, y in linear[Feature.RIVER_MOUTH]
+        ),
+        "reefs_d": "".join(
+            f"M{x * S + 2} {y * S + 2}h1M{x * S + 6} {y * S + 4}h1M{x * S + 3} {y * S + 7}h1"
+            for x, y in linear[Feature.REEFS]
+        ),
         "roads_d": links_path(set(linear[Feature.ROAD])),
         "tracks_d": links_path(set(linear[Feature.TRACK])),
         "bridges_d": "".join(
@@ -227,7 +244,20 @@ def _ground(scene: _Scene) -> dict[str, Any]:
     }
 
 
-LINEAR = frozenset({Feature.RIVER, Feature.ROAD, Feature.TRACK, Feature.BRIDGE, Feature.PASS})
+LINEAR = frozenset(
+    {
+        Feature.RIVER,
+        Feature.ROAD,
+        Feature.TRACK,
+        Feature.BRIDGE,
+        Feature.PASS,
+        Feature.NAVIGABLE,
+        Feature.SHIP_NAVIGABLE,
+        Feature.RAPIDS,
+        Feature.RIVER_MOUTH,
+        Feature.REEFS,
+    }
+)
 
 
 def _territory(scene: _Scene) -> tuple[tuple[Layer, ...], dict[str, str]]:

@@ -201,6 +201,11 @@ class MapModel:
     territory: tuple[Layer, ...]
     snow: tuple[Layer, ...]
     rivers_d: str
+    navigable_d: str
+    ship_navigable_d: str
+    rapids_d: str
+    mouths_d: str
+    reefs_d: str
     roads_d: str
     tracks_d: str
     bridges_d: str

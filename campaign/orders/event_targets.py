@@ -23,7 +23,7 @@ from rules import EVENT_TARGET_KINDS, CampaignState, PlayerOrders, event_choices
 RANKS = 3  # ranked choices per kind: the first still valid is used
 
 KIND_LABELS: dict[str, Promise] = {
-    "leader-stress": gettext_lazy("A leader under stress: whose leader drops to CV 2"),
+    "leader-stress": gettext_lazy("A leader under stress: the force whose leader drops to CV 2"),
     "blizzard": gettext_lazy("A storm: which force is Shattered"),
     "epidemic-holding": gettext_lazy("An epidemic: in which holding"),
     "catastrophe-force": gettext_lazy(

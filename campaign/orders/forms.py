@@ -120,6 +120,10 @@ class ForceOrdersForm(forms.Form):
         label=gettext_lazy("Ambush a Full Speed force entering its zone (Defend only, §7.10.5)"),
         required=False,
     )
+    by_river = forms.BooleanField(
+        label=gettext_lazy("Follow the path by boat along the navigable river (§6.11)"),
+        required=False,
+    )
     weather_shift = forms.ChoiceField(
         label=gettext_lazy("Its Wizard's weather spell, for its own movement (R4.4.3)"),
         choices=WEATHER_SHIFT_CHOICES,
@@ -161,6 +165,7 @@ class ForceOrdersForm(forms.Form):
             ambush=d["ambush"],
             initiative=d["initiative"],
             weather_shift=int(d.get("weather_shift") or 0),
+            by_river=d["by_river"],
         )
 
     @staticmethod
@@ -180,6 +185,7 @@ class ForceOrdersForm(forms.Form):
             "flank_attack": fo.flank_attack,
             "ambush": fo.ambush,
             "weather_shift": str(fo.weather_shift),
+            "by_river": fo.by_river,
         }
 
     @staticmethod
@@ -270,6 +276,25 @@ def order_error_message(err: OrderError, fo: ForceOrders, card: ForceCard, scena
             "A regrouping buys at least one figure for one of the force's units."
         ),
         "regroup-off": _("This campaign does not use regrouping (R8.3)."),
+        "river-off": _("This campaign does not use naval movement: no voyage by river (§6.11)."),
+        "river-not-navigable": _(
+            "A voyage by river goes only along squares of a navigable river, its start too "
+            "(R6.11.7): untick the voyage or change the path."
+        ),
+        "river-no-craft": _(
+            "The force has %(boats)s boat(s) and %(rafts)s raft(s); to carry it all it needs "
+            "%(need_boats)s and %(need_rafts)s (R6.11.4), or ships enough on a river navigable "
+            "by ships."
+        )
+        % {
+            "boats": card.force.boats,
+            "rafts": card.force.rafts,
+            "need_boats": card.craft_needed[0],
+            "need_rafts": card.craft_needed[1],
+        },
+        "river-too-long": _(
+            "A voyage by river has at most 4 squares, the naval table's best (§6.11)."
+        ),
         "regroup-no-minimum": _(
             "The roster gives no minimum size for this unit type: the pool cannot form a new "
             "unit of it (R8.3.3)."

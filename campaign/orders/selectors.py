@@ -34,6 +34,7 @@ from rules import (
     PlayerOrders,
     Status,
     Territory,
+    craft_needed,
     force_test_modifiers,
     force_test_pass_probability,
     has_weather_magic,
@@ -132,6 +133,16 @@ class ForceCard(ForceFacts):
     def ships_needed(self) -> int:
         """R6.11.3: the ships that carry all of it (it sails only with that many)."""
         return ships_needed(self.force)
+
+    @property
+    def on_river(self) -> bool:
+        """§6.11: it stands on a navigable river, where a voyage may start (R6.11.7)."""
+        return bool(set(self.features) & {Feature.NAVIGABLE, Feature.SHIP_NAVIGABLE})
+
+    @property
+    def craft_needed(self) -> tuple[int, int]:
+        """R6.11.4: the boats and rafts that carry all of it along a river."""
+        return craft_needed(self.force)
 
     @property
     def territory_label(self) -> str:

@@ -312,6 +312,24 @@ class ForceForm(forms.Form):
         max_value=99,
         required=False,
     )
+    boats = forms.IntegerField(
+        label=gettext_lazy("Boats (R6.11.4: 10 points each)"),
+        help_text=gettext_lazy(
+            "Boats, canoes or pirogues for navigable rivers: each carries 2 figures on foot."
+        ),
+        min_value=0,
+        max_value=999,
+        required=False,
+    )
+    rafts = forms.IntegerField(
+        label=gettext_lazy("Rafts (R6.11.4: 20 points each)"),
+        help_text=gettext_lazy(
+            "Rafts or barges: each carries 2 mounted figures, or one war machine or creature."
+        ),
+        min_value=0,
+        max_value=999,
+        required=False,
+    )
     sea_folk = forms.BooleanField(
         label=gettext_lazy("Pirate force (R6.11.6)"),
         help_text=gettext_lazy(
@@ -331,8 +349,8 @@ class ForceForm(forms.Form):
     ) -> None:
         super().__init__(*args, **kwargs)
         if not naval:  # ships only matter with naval movement (§6.11)
-            del self.fields["ships"]
-            del self.fields["sea_folk"]
+            for name in ("ships", "boats", "rafts", "sea_folk"):
+                del self.fields[name]
         if generals is None:
             del self.fields["leader"]
         else:

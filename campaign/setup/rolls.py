@@ -78,7 +78,7 @@ def setup_roll_make(
     target = _target(locked, kind, holding)
     if SetupRoll.objects.filter(campaign=locked, kind=kind, target=target).exists():
         raise ServiceError(
-            _("The %(roll)s has been rolled already: every set-up roll is made once.")
+            _("This roll was made already (%(roll)s): every set-up roll is made once.")
             % {"roll": Kind(kind).label}
         )
     options = adapters.options_of(locked)

@@ -18,7 +18,8 @@ import rules as R
 from campaign.errors import ServiceError
 from campaign.models import Campaign, Command, Force, Individual, Player, Unit
 from campaign.setup.base import campaign_lock, key_fresh, on_map_check, position_next, state_of
-from rules import RulesError, chebyshev, load_scenario, validate_force_organisation
+from campaign.setup.force_problems import force_problem_texts, force_problems_by_code
+from rules import RulesError, chebyshev, load_scenario
 
 GENERAL_FIELDS = ("general_name", "general_cv", "general_points", "general_mounted")
 
@@ -96,11 +97,10 @@ def _editable_force(force: Force) -> Campaign:
 def _force_check(locked: Campaign, force: Force) -> None:
     """R2.5 on the force as now written (the write rolls back with the refusal)."""
     state = state_of(locked)
-    result = validate_force_organisation(state.force(force.key))
-    if result.problems:
-        errors: dict[str | None, list[str]] = {}
-        for p in result.problems:
-            errors.setdefault(PROBLEM_FIELDS.get(p.code), []).append(p.message)
+    errors: dict[str | None, list[str]] = {}
+    for code, text in force_problems_by_code(state.force(force.key)):
+        errors.setdefault(PROBLEM_FIELDS.get(code), []).append(text)
+    if errors:
         raise ServiceError(errors)
 
 
@@ -269,10 +269,13 @@ def force_update(
     leader_key: str = "",
     ships: int | None = None,
     sea_folk: bool | None = None,
+    boats: int | None = None,
+    rafts: int | None = None,
 ) -> Force:
     """Rename, move (R2.6.2) or re-order (R2.6.1) a force; `leader_key` picks among generals
     tied for the highest CV (R2.5.4); `ships` (§6.11), when given, are its ships, and
-    `sea_folk` whether it is a pirate force (R6.11.6)."""
+    `sea_folk` whether it is a pirate force (R6.11.6), `boats` and `rafts` its minor craft
+    (R6.11.4)."""
     locked = _editable_force(force)
     on_map_check(locked, x, y)
     force.name = name.strip()
@@ -283,7 +286,23 @@ def force_update(
         force.ships = ships
     if sea_folk is not None:
         force.sea_folk = sea_folk
-    force.save(update_fields=["name", "x", "y", "status", "leader_key", "ships", "sea_folk"])
+    if boats is not None:
+        force.boats = boats
+    if rafts is not None:
+        force.rafts = rafts
+    force.save(
+        update_fields=[
+            "name",
+            "x",
+            "y",
+            "status",
+            "leader_key",
+            "ships",
+            "sea_folk",
+            "boats",
+            "rafts",
+        ]
+    )
     _placement_check(locked, force)
     _force_check(locked, force)
     return force
@@ -411,7 +430,7 @@ def roster_ready_set(*, player: Player, ready: bool) -> Player:
         forces = [f for f in state.forces if f.owner == player.key]
         problems = [] if forces else [_("Your army has no force yet; it needs at least one.")]
         for f in forces:
-            problems += [p.message for p in validate_force_organisation(f).problems]
+            problems += force_problem_texts(f)
             problems += placement_problems(state, f)
         if problems:
             raise ServiceError(problems)

@@ -46,6 +46,7 @@ from campaign.setup.base import (
     slug_key_fresh,
     state_of,
 )
+from campaign.setup.force_problems import force_problem_texts
 from campaign.setup.map_import import MAP_MAX, MAP_MIN
 from campaign.setup.options import options_checked
 from campaign.setup.rosters import placement_problems
@@ -57,7 +58,6 @@ from rules import (
     territory_thirds,
     territory_zones,
     to_data,
-    validate_force_organisation,
     validate_holding_placement,
     validate_state_references,
 )
@@ -566,7 +566,7 @@ def campaign_setup_problems(*, campaign: Campaign) -> list[str]:
                 % {"army": player.name or player.id}
             )
         for f in forces:
-            out += [p.message for p in validate_force_organisation(f).problems]
+            out += force_problem_texts(f)
             out += placement_problems(state, f)
     return out
 

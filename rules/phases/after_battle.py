@@ -42,7 +42,7 @@ from rules.events import (
     WorksLost,
     WoundedChecked,
 )
-from rules.orders import is_water, orders_index
+from rules.orders import orders_index
 from rules.phases.common import remove_force
 from rules.phases.promotion import replace_leader
 from rules.types import (
@@ -57,6 +57,7 @@ from rules.types import (
     Territory,
     Unit,
 )
+from rules.waterways import is_water
 
 SIDE_KEYS = ("a", "b")  # pack.sides[0] is "a" (the contacting side), pack.sides[1] is "b"
 FATES = ("killed", "fled")

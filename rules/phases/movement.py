@@ -43,15 +43,14 @@ from rules.orders import (
     PlayerOrders,
     ZocPolicy,
     crossing_allowed,
-    is_water,
     may_sack,
-    sails,
 )
 from rules.phases.battle_pack import build_pack
 from rules.phases.common import remove_force
 from rules.phases.weather import movement_weather
 from rules.setup.naval import Waters, naval_movement
 from rules.types import CampaignState, Coord, Feature, Force, Status, Territory, Weather, evolve
+from rules.waterways import carried_on_river, flow, has_mounts, is_water, sails, voyage_error
 
 
 @dataclass
@@ -411,6 +410,12 @@ class _Board:
             self.events.append(OrdersMissing(fid, f.owner))
             return
         fo = po.forces.get(fid) or ForceOrders(fid)
+        voyage = (
+            fo.by_river
+            and not voyage_error(self.state, evolve(f, square=self.pos[fid]), fo.path)[0]
+        )
+        if f.afloat and not voyage:  # [SR] off the river voyage: it lands where it is
+            f = self.forces[fid] = evolve(f, afloat=False)
         if fo.sack:
             self._sack(fid)
             f = self.forces[fid]
@@ -423,6 +428,9 @@ class _Board:
             self._capture(fid)
             return
         sq = self.pos[fid]
+        if voyage:
+            self._row(fid, fo, weather)
+            return
         if self._sails(fid, fo):
             self._sail(fid, fo, weather)
             return
@@ -455,8 +463,9 @@ class _Board:
         return is_water(self.state, self.pos[fid]) or any(is_water(self.state, s) for s in fo.path)
 
     def _sail(self, fid: str, fo: ForceOrders, weather: Weather) -> None:
-        """§6.11: the wind test on sea or lake, then the naval table; embarking and landing
-        each cost a square of a move of 3 or more (R6.11.8). [SR] Afloat, a force neither
+        """§6.11: the wind test on sea or lake, then the naval table (reefs, islands or atolls
+        on the route −1); embarking and landing each cost a square of a move of 3 or more
+        (R6.11.8). [SR] Afloat, a force neither
         exerts nor suffers zones of control and does not countermarch; it lands by stepping
         onto a land square, where contact and capture work as on land."""
         f = self.forces[fid]
@@ -471,6 +480,7 @@ class _Board:
             status=f.status,
             territory=self.territory(f.owner, sq),
             weather=weather,
+            reefs=any(Feature.REEFS in self.gmap.features_at(s) for s in (sq, *fo.path)),
             embarking=not is_water(self.state, sq),
             disembarking=bool(fo.path) and not is_water(self.state, fo.path[-1]),
         )
@@ -481,6 +491,45 @@ class _Board:
             and fid not in self.engaged
             and not is_water(self.state, self.pos[fid])
         ):
+            self._capture(fid)
+
+    def _row(self, fid: str, fo: ForceOrders, weather: Weather) -> None:
+        """§6.11 on a navigable river: the naval table with the river's modifiers (no wind
+        test): rapids on the stretch, upstream or downstream (`waterways.flow`), a bridge on
+        its square or the next three, rafts carrying mounts. R6.11.8: the move that embarks
+        (the force was not afloat) and the one that reaches its landing square (the path's
+        end) each lose a square of a total of 3 or more. [SR] Along the river zones of
+        control and contact work as on land; a force that stops short stays afloat, to go on
+        next turn, and does not countermarch."""
+        f = self.forces[fid]
+        stretch = (self.pos[fid], *fo.path)
+        feats = [self.gmap.features_at(s) for s in stretch]
+        carrier = carried_on_river(self.state, evolve(f, square=stretch[0]), stretch)
+        direction = flow(self.state, stretch[0], stretch[-1])
+        result = naval_movement(
+            self.dice,
+            purpose=f"movement:force-{fid}",
+            waters=Waters.RIVER,
+            status=f.status,
+            territory=self.territory(f.owner, stretch[0]),
+            weather=weather,
+            rapids=any(Feature.RAPIDS in x for x in feats),
+            upstream=direction == "upstream",
+            downstream=direction == "downstream",
+            bridge_ahead=any(Feature.BRIDGE in x for x in feats[:4]),
+            rafts_with_mounts=carrier == "craft" and has_mounts(f),
+            embarking=not f.afloat,
+        )
+        squares = result.squares
+        if (result.total or 0) >= 3 and len(fo.path) <= squares:
+            squares = max(1, squares - 1)  # R6.11.8: it lands this move
+        self.events.append(MovementRolled(fid, result.total, squares, rule="§6.11"))
+        self._move(fid, fo, squares, must_move=False, river=True)
+        if fid not in self.forces:
+            return
+        landed = self.pos[fid] == fo.path[-1] or fid in self.engaged
+        self.forces[fid] = evolve(self.forces[fid], afloat=not landed)
+        if fid not in self.engaged:
             self._capture(fid)
 
     def _sack(self, fid: str) -> None:
@@ -507,15 +556,22 @@ class _Board:
         self.events.append(HoldingSacked(h.id, fid))
 
     # --- §6.4 movement ------------------------------------------------------------------------
-    def _step_ok(self, frm: Coord, to: Coord, side: str, fleet: bool = False) -> bool:
+    def _step_ok(
+        self, frm: Coord, to: Coord, side: str, fleet: bool = False, river: bool = False
+    ) -> bool:
         """R6.4.2 / R6.4.7: one adjacent square, on the map, crossing rivers only where the
-        option allows, never into a square held by two hostile sides [SR]. Water only for a
-        fleet (§6.11), and never where an enemy is afloat [SR: no naval battles]."""
+        option allows (a voyage along one does not cross it), never into a square held by two
+        hostile sides [SR]. Water only for a fleet (§6.11), and never where an enemy is
+        afloat [SR: no naval battles]."""
         if not self.gmap.on_map(to) or _cheb(frm, to) != 1:
             return False
         if is_water(self.state, to):
             return fleet and not self.hostile_in(to, side)
-        if self.opts.rivers_only_at_crossings and not crossing_allowed(self.state, frm, to):
+        if (
+            not river
+            and self.opts.rivers_only_at_crossings
+            and not crossing_allowed(self.state, frm, to)
+        ):
             return False
         return to not in self.occ or not self.blocked(to, side)
 
@@ -526,7 +582,13 @@ class _Board:
         return ForceStopped(fid, here, "illegal-step", "R6.4.7")
 
     def _move(
-        self, fid: str, fo: ForceOrders, allowance: int, must_move: bool, fleet: bool = False
+        self,
+        fid: str,
+        fo: ForceOrders,
+        allowance: int,
+        must_move: bool,
+        fleet: bool = False,
+        river: bool = False,
     ) -> None:
         """Walk the standing path up to the allowance, applying contact (R6.7) and zones of
         control (R6.6) at every square entered (R6.4.7)."""
@@ -542,7 +604,7 @@ class _Board:
             here = self.pos[fid]
             if forced is not None:
                 nxt, forced = forced, None
-            elif pi < len(path) and self._step_ok(here, path[pi], side, fleet):
+            elif pi < len(path) and self._step_ok(here, path[pi], side, fleet, river):
                 nxt = path[pi]
                 pi += 1
             elif must_move and not trail:

@@ -23,9 +23,9 @@ from campaign.errors import ServiceError
 from campaign.keys import key_asked
 from campaign.models import Campaign, Command, Force, Holding, Individual, Player, Unit
 from campaign.setup import rosters
+from campaign.setup.force_problems import force_problem_texts
 from campaign.setup.forms import CommandForm, ForceForm, IndividualForm, NewUnitForm, UnitForm
 from campaign.setup.views.pages import bound_data, page, refusal_show, require_setup
-from rules import validate_force_organisation
 
 FORCE_TEMPLATE = "campaign/setup_force.html"
 
@@ -52,14 +52,12 @@ def _force_summaries(campaign: Campaign, forces: Iterable[Force]) -> list[dict[s
     out = []
     for f in forces:
         rf = state.force(f.key)
-        org = validate_force_organisation(rf)
         out.append(
             {
                 "force": f,
                 "state": rf,
                 "status": labels.label(labels.STATUS, rf.status),
-                "problems": [p.message for p in org.problems]
-                + rosters.placement_problems(state, rf),
+                "problems": force_problem_texts(rf) + rosters.placement_problems(state, rf),
             }
         )
     return out
@@ -213,6 +211,8 @@ def _force_forms(
                 "leader": force.leader_key,
                 "ships": force.ships,
                 "sea_folk": force.sea_folk,
+                "boats": force.boats,
+                "rafts": force.rafts,
             },
         ),
         new_command=CommandForm(prefix="command"),
@@ -319,6 +319,8 @@ def roster_force_save(request: HtmxHttpRequest, slug: str, key: str) -> HttpResp
             leader_key=d.get("leader", ""),
             ships=d.get("ships"),
             sea_folk=d.get("sea_folk") if "sea_folk" in form.fields else None,
+            boats=d.get("boats"),
+            rafts=d.get("rafts"),
         )
         return _("Force saved.")
 

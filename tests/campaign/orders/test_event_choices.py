@@ -20,7 +20,7 @@ from rules.phases import random_events
 pytestmark = pytest.mark.django_db
 
 BOX = "Random events"
-STRESS = "A leader under stress: whose leader drops to CV 2"
+STRESS = "A leader under stress: the force whose leader drops to CV 2"
 
 
 def _url(campaign: Campaign, name: str) -> str:

@@ -123,3 +123,64 @@ def test_the_roster_marks_a_pirate_force_and_checks_it(settings):
     force.refresh_from_db()
     assert force.sea_folk and "pirate force (R6.11.6)" in r.content.decode()
     assert "must support a regular command" not in r.content.decode()
+
+
+def _river(campaign) -> tuple[int, int]:
+    """Naval movement on, a navigable river from the Wolf Riders' square (2, 4) east to its
+    mouth at (5, 4); r2's boats and rafts needed."""
+    campaign.options = {**campaign.options, "naval_movement": True}
+    campaign.save(update_fields=["options"])
+    for x in range(2, 6):
+        feats = ["river", "navigable"] + (["river-mouth"] if x == 5 else [])
+        Square.objects.update_or_create(campaign=campaign, x=x, y=4, defaults={"features": feats})
+    state = adapters.state_load(campaign=campaign)
+    return R.craft_needed(state.force("r2"))
+
+
+def test_a_force_goes_by_boat_along_a_navigable_river(cast):
+    """§6.11 on rivers: the card offers the voyage on a navigable river and tells the craft
+    it has and needs (R6.11.4); without craft enough the voyage is refused in words; with
+    them it is saved, and the turn moves the force by the naval table (no wind test)."""
+    boats, rafts = _river(cast.campaign)
+    client = cast.client("side_a")
+    page = client.get(reverse("campaign:orders", args=[cast.campaign.slug])).content.decode()
+    assert f"0 boats, 0 rafts; to go by river it needs {boats} boats and {rafts} rafts" in page
+    map_page = client.get(reverse("campaign:map", args=[cast.campaign.slug])).content.decode()
+    assert '<path class="navigable"' in map_page and '<path class="river-mouth"' in map_page
+    assert "River mouth (the river flows out here)" in map_page  # the legend
+    url = reverse("campaign:orders-force", args=[cast.campaign.slug, "r2"])
+    editor = client.get(url, headers=HTMX).content.decode()
+    assert "Follow the path by boat along the navigable river" in editor
+    voyage = _force_data(path="3,4;4,4", by_river="on")
+    refused = client.post(url, voyage, headers=HTMX).content.decode()
+    assert f"to carry it all it needs {boats} and {rafts}" in refused
+    Force.objects.filter(campaign=cast.campaign, key="r2").update(boats=boats, rafts=rafts)
+    off_river = client.post(url, _force_data(path="3,5", by_river="on"), headers=HTMX)
+    assert "goes only along squares of a navigable river" in off_river.content.decode()
+    client.post(url, voyage, headers=HTMX)
+    row = Orders.objects.get(turn=turn_current(campaign=cast.campaign), player__key="raiders")
+    assert row.data["forces"]["r2"]["by_river"] is True
+    assert row.data["forces"]["r2"]["path"] == [[3, 4], [4, 4]]
+    call_command("resolve_turn", cast.campaign.slug, "--seed", "7", stdout=StringIO())
+    r2 = Force.objects.get(campaign=cast.campaign, key="r2")
+    assert (r2.x, r2.y) in {(3, 4), (4, 4)} and r2.afloat == ((r2.x, r2.y) == (3, 4))
+    stage = TurnResolution.objects.get(turn__campaign=cast.campaign, turn__number=1, stage="turn")
+    rolled = [e for e in stage.events if e["type"] == "MovementRolled" and e["force_id"] == "r2"]
+    assert rolled and rolled[0]["rule"] == "§6.11"
+    assert not any(e["purpose"] == "movement:force-r2:wind" for e in stage.ledger)
+    river = [e for e in stage.ledger if e["purpose"] == "movement:force-r2"]
+    assert {"reason": "downstream", "value": 1} in river[0]["modifiers"]
+
+
+def test_the_roster_gives_a_force_its_boats_and_rafts(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    world = make_world(forces=True)
+    options_update(campaign=world.campaign, data={"naval_movement": True})
+    red = world.client("red")
+    force = Force.objects.get(campaign=world.campaign, owner=world.red)
+    page = red.get(world.url("roster-force", force.key)).content.decode()
+    assert "Boats (R6.11.4: 10 points each)" in page and "Rafts (R6.11.4: 20 points each)" in page
+    save = {"x": force.x, "y": force.y, "status": force.status, "name": force.name}
+    red.post(world.url("roster-force-save", force.key), {**save, "boats": "6", "rafts": "2"})
+    force.refresh_from_db()
+    assert (force.boats, force.rafts) == (6, 2)

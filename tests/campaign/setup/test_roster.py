@@ -133,14 +133,14 @@ def test_a_force_off_the_map_is_refused(world):
 def test_a_general_cv_outside_one_to_six_is_refused_beside_the_field(world):
     with pytest.raises(ServiceError) as e:
         _force(world, general={**GENERAL, "general_cv": 7})
-    assert "CV runs from 1 to 6" in e.value.field_messages["general_cv"][0]
+    assert "command value outside 1 to 6" in e.value.field_messages["general_cv"][0]
     assert not Force.objects.exists() and not Command.objects.exists()  # rolled back
 
 
 def test_individuals_may_not_outnumber_units(world):
     f = _force(world)
     individual_create(force=f, **WIZARD)
-    with pytest.raises(ServiceError, match="individuals may not outnumber units") as e:
+    with pytest.raises(ServiceError, match="characters may not outnumber units") as e:
         individual_create(force=f, kind="hero", name="Conan")
     assert "kind" in e.value.field_messages
     assert f.individuals.count() == 1
@@ -164,7 +164,7 @@ def test_mercenaries_never_form_a_force_alone(world):
 def test_a_force_keeps_its_leader_and_a_unit(world):
     f = _force(world)
     command = f.commands.get()
-    with pytest.raises(ServiceError, match="no units"):
+    with pytest.raises(ServiceError, match="has no unit"):
         unit_delete(unit=command.units.get())
     with pytest.raises(ServiceError, match="no general to lead it"):
         command_delete(command=Command.objects.get(pk=command.pk))
@@ -184,7 +184,7 @@ def test_units_and_commands_are_edited_under_the_rules(world):
         unit_update(unit=unit, quality="heroic")
     command_update(command=command, general_name="Dain", general_cv=5)
     assert _rules_force(world, f).cv == 5
-    with pytest.raises(ServiceError, match="CV runs from 1 to 6"):
+    with pytest.raises(ServiceError, match="outside 1 to 6"):
         command_update(command=command, general_cv=0)
     unit_delete(unit=unit)
     assert command.units.count() == 1
@@ -197,7 +197,7 @@ def test_the_leader_is_a_general_with_the_highest_cv(world):
     force_update(force=f, **update, leader_key=second.general_key)
     assert _rules_force(world, f).leader.name == "Balin"  # a tie broken by designation
     # the designated leader keeps the highest CV (R2.5.4): lowering his is refused …
-    with pytest.raises(ServiceError, match="highest CV") as e:
+    with pytest.raises(ServiceError, match="highest command value") as e:
         command_update(command=second, general_cv=3)
     assert "leader" in e.value.field_messages
     # … and so is designating a general with a lower CV
@@ -205,7 +205,7 @@ def test_the_leader_is_a_general_with_the_highest_cv(world):
     command_update(command=Command.objects.get(pk=second.pk), general_cv=3)
     with pytest.raises(ServiceError) as e:
         force_update(force=f, **update, leader_key=second.general_key)
-    assert "highest CV (4)" in e.value.field_messages["leader"][0]
+    assert "highest command value, CV 4" in e.value.field_messages["leader"][0]
     assert _rules_force(world, f).leader.name == "Thorin"
 
 
@@ -277,7 +277,7 @@ def test_roster_errors_are_shown_beside_their_fields(world):
     client = world.client("red")
     response = client.post(world.url("roster"), {**FORCE_POST, "general_cv": 9})
     assert response.status_code == 400
-    assert "CV runs from 1 to 6" in str(response.context["command_form"].errors["general_cv"])
+    assert "outside 1 to 6" in str(response.context["command_form"].errors["general_cv"])
     response = client.post(world.url("roster"), {**FORCE_POST, "x": 5, "y": 5})
     assert response.status_code == 400
     assert "R2.6.2" in str(response.context["force_form"].errors["x"])
@@ -430,7 +430,7 @@ def test_force_page_refusals_beside_the_field(world):
         },
     )
     assert response.status_code == 400
-    assert "CV runs from 1 to 6" in str(response.context["edit_form"].errors["general_cv"])
+    assert "outside 1 to 6" in str(response.context["edit_form"].errors["general_cv"])
     individual_create(force=f, **WIZARD)
     response = client.post(
         world.url("roster-character-add", f.key),
@@ -443,7 +443,7 @@ def test_force_page_refusals_beside_the_field(world):
     assert response.status_code == 400
     assert "outnumber" in str(response.context["new_individual"].errors["kind"])
     response = client.post(world.url("roster-item-delete", f.key, command.units.get().key))
-    assert response.status_code == 400 and "has no units" in response.content.decode()
+    assert response.status_code == 400 and "has no unit" in response.content.decode()
 
 
 def test_a_player_cannot_edit_another_players_force(world):

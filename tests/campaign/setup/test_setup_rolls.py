@@ -74,7 +74,7 @@ def test_a_roll_is_made_once_and_needs_the_weather_phase(world: World) -> None:
         setup_roll_make(campaign=world.campaign, kind="climate", user=gm)
     _weather_on(world)
     setup_roll_make(campaign=world.campaign, kind="climate", user=gm)
-    with pytest.raises(ServiceError, match="rolled already"):
+    with pytest.raises(ServiceError, match="made already"):
         setup_roll_make(campaign=world.campaign, kind="climate", user=gm)
     assert SetupRoll.objects.filter(campaign=world.campaign).count() == 1
 
