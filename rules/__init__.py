@@ -96,7 +96,7 @@ from rules.types import (
     Unit,
     Weather,
 )
-from rules.waterways import craft_needed, ships_needed
+from rules.waterways import craft_carry, craft_needed, ships_needed
 
 __all__ = [
     "ARMY_INITIATIVE",
@@ -188,6 +188,7 @@ __all__ = [
     "season_roll",
     "ships_needed",
     "craft_needed",
+    "craft_carry",
     "seen_force",
     "tactical_resolve",
     "tactical_simulate",

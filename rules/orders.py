@@ -27,11 +27,12 @@ from rules.types import (
 )
 from rules.waterways import (
     NAVAL_REACH,
+    floats,
     is_water,
     river_reach,
-    sails,
     ships_needed,
     voyage_error,
+    water_ok,
 )
 
 
@@ -137,7 +138,7 @@ def legal_moves(state: CampaignState, force: Force) -> set[Coord]:
         return set()
     frontier = {force.square}
     seen = {force.square}
-    for _ in range(NAVAL_REACH if sails(state, force) else 3):
+    for _ in range(NAVAL_REACH if floats(state, force) else 3):
         nxt = set()
         for sq in frontier:
             for n in state.map.neighbours(sq):
@@ -151,8 +152,8 @@ def legal_moves(state: CampaignState, force: Force) -> set[Coord]:
 
 
 def _enterable(state: CampaignState, force: Force, frm: Coord, to: Coord) -> bool:
-    if is_water(state, to) and not sails(state, force):
-        return False  # §6.11: sea and lake squares only by ship
+    if is_water(state, to) and not water_ok(state, force, to):
+        return False  # §6.11: sea and lake squares only by ship, or craft near the shore
     return not (state.options.rivers_only_at_crossings and not crossing_allowed(state, frm, to))
 
 
@@ -495,7 +496,7 @@ def _path_errors(
         )
     if fo.by_river:
         return errs + _voyage_errors(state, force, fo)
-    if len(fo.path) > (NAVAL_REACH if sails(state, force) else 3):
+    if len(fo.path) > (NAVAL_REACH if floats(state, force) else 3):
         errs.append(
             OrderError(
                 fid,
@@ -550,7 +551,16 @@ def _step_error(
             "path",
             i,
         )
-    if is_water(state, sq) and not sails(state, force):
+    if is_water(state, sq) and not water_ok(state, force, sq) and floats(state, force):
+        return OrderError(
+            fid,
+            "craft-open-sea",
+            f"Step {i + 1} {sq} is open sea: boats and rafts sail only lakes and the sea "
+            "beside the shore (R6.11.4).",
+            "path",
+            i,
+        )
+    if is_water(state, sq) and not water_ok(state, force, sq):
         need, have = ships_needed(force), force.ships
         why = (
             "naval movement is not used in this campaign (§6.11)"

@@ -79,6 +79,24 @@ def sails(state: CampaignState, force: Force) -> bool:
     return force.sea_folk or 0 < ships_needed(force) <= force.ships
 
 
+def floats(state: CampaignState, force: Force) -> bool:
+    """Whether the force may take to the water at all: by its ships (R6.11.3), or by boats
+    and rafts enough on a lake or the coastal sea (R6.11.4)."""
+    return sails(state, force) or (state.options.naval_movement and craft_carry(force))
+
+
+def water_ok(state: CampaignState, force: Force, square: Coord) -> bool:
+    """Whether the force may be afloat on the water square: by ship anywhere; by minor craft
+    (R6.11.4: "rivers, lakes, coastal sea") on a lake, or on a sea square beside land [SR]."""
+    if sails(state, force):
+        return True
+    if not (state.options.naval_movement and craft_carry(force)):
+        return False
+    if Feature.LAKE in state.map.features_at(square):
+        return True
+    return any(not is_water(state, n) for n in state.map.neighbours(square))
+
+
 def carried_on_river(state: CampaignState, force: Force, stretch: Sequence[Coord]) -> str:
     """What carries the force along the river squares `stretch` (its own and its path's):
     "free" for a pirate force (R6.11.6), "craft" when its boats and rafts carry it all and

@@ -268,7 +268,8 @@ def order_error_message(err: OrderError, fo: ForceOrders, card: ForceCard, scena
         "bad-initiative": _("The initiative preference must be early or late (R6.1.5)."),
         "naval-no-ships": _(
             "Step %(step)s %(square)s is water: a force sails only with naval movement in use "
-            "and ships enough to carry it all (§6.11, R6.11.3)."
+            "and ships enough to carry it all, or boats and rafts enough on a lake or by the "
+            "shore (§6.11, R6.11.3–4)."
         )
         % {"step": step, "square": sq},
         "regroup-over-pool": _("The pool of that speciality does not hold enough points (R8.3.2)."),
@@ -276,6 +277,11 @@ def order_error_message(err: OrderError, fo: ForceOrders, card: ForceCard, scena
             "A regrouping buys at least one figure for one of the force's units."
         ),
         "regroup-off": _("This campaign does not use regrouping (R8.3)."),
+        "craft-open-sea": _(
+            "Step %(step)s %(square)s is open sea: boats and rafts sail only lakes and the sea "
+            "beside the shore (R6.11.4)."
+        )
+        % {"step": step, "square": sq},
         "river-off": _("This campaign does not use naval movement: no voyage by river (§6.11)."),
         "river-not-navigable": _(
             "A voyage by river goes only along squares of a navigable river, its start too "

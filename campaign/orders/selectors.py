@@ -34,6 +34,7 @@ from rules import (
     PlayerOrders,
     Status,
     Territory,
+    craft_carry,
     craft_needed,
     force_test_modifiers,
     force_test_pass_probability,
@@ -138,6 +139,11 @@ class ForceCard(ForceFacts):
     def on_river(self) -> bool:
         """§6.11: it stands on a navigable river, where a voyage may start (R6.11.7)."""
         return bool(set(self.features) & {Feature.NAVIGABLE, Feature.SHIP_NAVIGABLE})
+
+    @property
+    def craft_carry(self) -> bool:
+        """R6.11.4: its boats and rafts carry all of it."""
+        return craft_carry(self.force)
 
     @property
     def craft_needed(self) -> tuple[int, int]:

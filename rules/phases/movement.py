@@ -50,7 +50,16 @@ from rules.phases.common import remove_force
 from rules.phases.weather import movement_weather
 from rules.setup.naval import Waters, naval_movement
 from rules.types import CampaignState, Coord, Feature, Force, Status, Territory, Weather, evolve
-from rules.waterways import carried_on_river, flow, has_mounts, is_water, sails, voyage_error
+from rules.waterways import (
+    carried_on_river,
+    floats,
+    flow,
+    has_mounts,
+    is_water,
+    sails,
+    voyage_error,
+    water_ok,
+)
 
 
 @dataclass
@@ -455,21 +464,23 @@ class _Board:
 
     # --- §6.11 [NARAN] naval movement ---------------------------------------------------------
     def _sails(self, fid: str, fo: ForceOrders) -> bool:
-        """A force with ships enough (R6.11.3) moves by the naval table when it is at sea or
-        its path takes to the water."""
+        """A force with ships enough (R6.11.3), or boats and rafts enough (R6.11.4), moves by
+        the naval table when it is at sea or its path takes to the water."""
         f = self.forces[fid]
-        if not sails(self.state, f):
+        if not floats(self.state, f):
             return False
         return is_water(self.state, self.pos[fid]) or any(is_water(self.state, s) for s in fo.path)
 
     def _sail(self, fid: str, fo: ForceOrders, weather: Weather) -> None:
         """§6.11: the wind test on sea or lake, then the naval table (reefs, islands or atolls
-        on the route −1); embarking and landing each cost a square of a move of 3 or more
-        (R6.11.8). [SR] Afloat, a force neither
-        exerts nor suffers zones of control and does not countermarch; it lands by stepping
-        onto a land square, where contact and capture work as on land."""
+        on the route −1; without ships enough, minor craft only −2, and −1 more if rafts carry
+        mounts); embarking and landing each cost a square of a move of 3 or more (R6.11.8).
+        [SR] Afloat, a force neither exerts nor suffers zones of control and does not
+        countermarch; it lands by stepping onto a land square, where contact and capture work
+        as on land."""
         f = self.forces[fid]
         sq = self.pos[fid]
+        by_ship = sails(self.state, f)
         water = (
             sq if is_water(self.state, sq) else next(s for s in fo.path if is_water(self.state, s))
         )
@@ -481,11 +492,13 @@ class _Board:
             territory=self.territory(f.owner, sq),
             weather=weather,
             reefs=any(Feature.REEFS in self.gmap.features_at(s) for s in (sq, *fo.path)),
+            ships=by_ship,
+            rafts_with_mounts=not by_ship and has_mounts(f),
             embarking=not is_water(self.state, sq),
             disembarking=bool(fo.path) and not is_water(self.state, fo.path[-1]),
         )
         self.events.append(MovementRolled(fid, result.total, result.squares, rule="§6.11"))
-        self._move(fid, fo, result.squares, must_move=False, fleet=True)
+        self._move(fid, fo, result.squares, must_move=False, fleet=fid)
         if (
             fid in self.forces
             and fid not in self.engaged
@@ -557,7 +570,7 @@ class _Board:
 
     # --- §6.4 movement ------------------------------------------------------------------------
     def _step_ok(
-        self, frm: Coord, to: Coord, side: str, fleet: bool = False, river: bool = False
+        self, frm: Coord, to: Coord, side: str, fleet: str = "", river: bool = False
     ) -> bool:
         """R6.4.2 / R6.4.7: one adjacent square, on the map, crossing rivers only where the
         option allows (a voyage along one does not cross it), never into a square held by two
@@ -566,7 +579,9 @@ class _Board:
         if not self.gmap.on_map(to) or _cheb(frm, to) != 1:
             return False
         if is_water(self.state, to):
-            return fleet and not self.hostile_in(to, side)
+            if not fleet or not water_ok(self.state, self.forces[fleet], to):
+                return False
+            return not self.hostile_in(to, side)
         if (
             not river
             and self.opts.rivers_only_at_crossings
@@ -587,7 +602,7 @@ class _Board:
         fo: ForceOrders,
         allowance: int,
         must_move: bool,
-        fleet: bool = False,
+        fleet: str = "",  # the force afloat on sea or lake (§6.11)
         river: bool = False,
     ) -> None:
         """Walk the standing path up to the allowance, applying contact (R6.7) and zones of

@@ -184,3 +184,19 @@ def test_the_roster_gives_a_force_its_boats_and_rafts(settings):
     red.post(world.url("roster-force-save", force.key), {**save, "boats": "6", "rafts": "2"})
     force.refresh_from_db()
     assert (force.boats, force.rafts) == (6, 2)
+
+
+def test_boats_and_rafts_take_a_force_onto_the_sea_by_the_shore(cast):
+    """R6.11.4: minor craft sail "rivers, lakes, coastal sea": with boats and rafts enough and
+    no ship, the card says where it may go, and a path onto the sea beside land is saved."""
+    _naval(cast.campaign)
+    state = adapters.state_load(campaign=cast.campaign)
+    boats, rafts = R.craft_needed(state.force("r2"))
+    Force.objects.filter(campaign=cast.campaign, key="r2").update(boats=boats, rafts=rafts)
+    client = cast.client("side_a")
+    page = client.get(reverse("campaign:orders", args=[cast.campaign.slug])).content.decode()
+    assert "its path may cross a lake or the sea beside the shore" in page
+    url = reverse("campaign:orders-force", args=[cast.campaign.slug, "r2"])
+    client.post(url, _force_data(path="3,4"), headers=HTMX)
+    row = Orders.objects.get(turn=turn_current(campaign=cast.campaign), player__key="raiders")
+    assert row.data["forces"]["r2"]["path"] == [[3, 4]]
