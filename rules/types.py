@@ -395,6 +395,7 @@ class Options:
     # §9
     reinforcement_interval_days: int = 7  # §9.3 SR; 1 = every turn
     capital_also_two_percent: bool = False  # A-40 alternative (D-16)
+    supply_convoys: bool = False  # R9.3.9: every 7 days, where no scenario schedules them
     random_events: bool = False  # §9.4
     will_to_fight_as_printed: bool = False  # TV-12 "+3 per battle won" variant
     # §10

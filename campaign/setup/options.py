@@ -275,6 +275,15 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
         gettext_lazy("The capital yields 10 % + 2 % of the initial army points instead of 10 %."),
     ),
     OptionSpec(
+        "supply_convoys",
+        "R9.3.9",
+        gettext_lazy(
+            "A supply convoy reaches each army every seven days, told in the turn report. The "
+            "rules give it no effect: only a scenario that schedules its own convoys gives "
+            "them one."
+        ),
+    ),
+    OptionSpec(
         "random_events",
         "§9.4",
         gettext_lazy(

@@ -69,3 +69,26 @@ def test_a_scenario_without_convoys_has_none_and_bad_data_is_refused():
     with pytest.raises(ScenarioError, match="is not one of"):
         parse_scenario({**base, "convoys": {"a": {"event": "feast"}}})
     assert parse_scenario({**base, "convoys": {}}).convoys.every == 7
+
+
+def test_the_option_sends_a_convoy_without_effect_every_seven_days(tmp_path):
+    """R9.3.9 without a scenario's schedule: the option `supply_convoys` sends one every seven
+    days to every army, with no effect (the book gives none)."""
+    state = _state(tmp_path, 7)
+    plain = replace(state, scenario=None)
+    assert not [
+        e
+        for e in resolve_after_battles(plain, {}, ScriptedDice([6] * 6)).events
+        if type(e).__name__ == "SupplyConvoy"
+    ]
+    on = replace(plain, options=replace(plain.options, supply_convoys=True))
+    out = resolve_after_battles(on, {}, ScriptedDice([6] * 6))
+    convoys = [e for e in out.events if type(e).__name__ == "SupplyConvoy"]
+    assert [(e.player_id, e.event) for e in convoys] == [("n", "none"), ("s", "none")]
+    assert out.state.bank == on.bank
+    day_8 = replace(on, turn=8, day=7)
+    assert not [
+        e
+        for e in resolve_after_battles(day_8, {}, ScriptedDice([6] * 6)).events
+        if type(e).__name__ == "SupplyConvoy"
+    ]

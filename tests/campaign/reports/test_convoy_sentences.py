@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from io import StringIO
+
+from django.core.management import call_command
+from django.urls import reverse
+
+from campaign.models import Campaign, Turn
 from campaign.names import Names
 from campaign.sentences import event_sentence
 from rules import ScriptedDice, resolve_after_battles
@@ -32,3 +38,20 @@ def test_a_refused_reinforcement_reads_in_the_readers_language():
     with translation.override("it"):
         text = event_sentence(event, names)
     assert "120" in text and "80" in text and "costs" not in text
+
+
+def test_the_gm_turns_convoys_on_and_the_report_shows_them_on_day_seven(cast):
+    """R9.3.9 on the web: the options page offers supply convoys; with them on, the turn that
+    makes it day 7 tells each army's convoy in the report (the book gives it no effect)."""
+    campaign = cast.campaign
+    gm = cast.client("gm")
+    page = gm.get(reverse("campaign:setup-options", args=[campaign.slug])).content.decode()
+    assert "A supply convoy reaches each army every seven days" in page
+    Campaign.objects.filter(pk=campaign.pk).update(
+        options={**campaign.options, "supply_convoys": True}, turn_number=7, day=6
+    )
+    Turn.objects.filter(campaign=campaign, number=1).update(number=7)
+    call_command("resolve_turn", campaign.slug, "--seed", "7", stdout=StringIO())
+    report = cast.client("side_a").get(reverse("campaign:report", args=[campaign.slug, 7]))
+    text = report.content.decode()
+    assert "Day 7: a supply convoy reaches" in text and "it brings nothing more" in text
