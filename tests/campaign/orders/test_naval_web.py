@@ -12,7 +12,8 @@ from django.urls import reverse
 
 import rules as R
 from campaign import adapters
-from campaign.models import Force, Holding, Orders, Square, TurnResolution, Unit
+from campaign.exchange.replay import turn_replay
+from campaign.models import Force, Holding, Orders, Square, Turn, TurnResolution, Unit
 from campaign.selectors import turn_current
 from campaign.setup.options import options_update
 from tests.campaign.orders.test_orders_page import _force_data
@@ -170,6 +171,9 @@ def test_a_force_goes_by_boat_along_a_navigable_river(cast):
     assert not any(e["purpose"] == "movement:force-r2:wind" for e in stage.ledger)
     river = [e for e in stage.ledger if e["purpose"] == "movement:force-r2"]
     assert {"reason": "downstream", "value": 1} in river[0]["modifiers"]
+    assert river[0]["rule"] == "§6.11"
+    replay = turn_replay(turn=Turn.objects.get(campaign=cast.campaign, number=1))
+    assert replay.ok, replay.differences  # the voyage replays exactly
 
 
 def test_the_roster_gives_a_force_its_boats_and_rafts(settings):

@@ -10,7 +10,8 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from campaign.models import Force, Orders, Unit
+from campaign.exchange.replay import turn_replay
+from campaign.models import Force, Orders, Turn, Unit
 from campaign.selectors import turn_current
 
 pytestmark = pytest.mark.django_db
@@ -96,3 +97,5 @@ def test_a_pool_forms_a_new_unit_where_the_roster_gives_its_minimum(cast):
     text = report.content.decode()
     assert f"formed a new unit of 3 figure(s), {unit.type}" in text
     assert f"{unit.key}-t1" not in text
+    replay = turn_replay(turn=Turn.objects.get(campaign=cast.campaign, number=1))
+    assert replay.ok, replay.differences

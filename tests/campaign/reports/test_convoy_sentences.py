@@ -7,6 +7,7 @@ from io import StringIO
 from django.core.management import call_command
 from django.urls import reverse
 
+from campaign.exchange.replay import turn_replay
 from campaign.models import Campaign, Turn
 from campaign.names import Names
 from campaign.sentences import event_sentence
@@ -55,3 +56,5 @@ def test_the_gm_turns_convoys_on_and_the_report_shows_them_on_day_seven(cast):
     report = cast.client("side_a").get(reverse("campaign:report", args=[campaign.slug, 7]))
     text = report.content.decode()
     assert "Day 7: a supply convoy reaches" in text and "it brings nothing more" in text
+    replay = turn_replay(turn=Turn.objects.get(campaign=campaign, number=7))
+    assert replay.ok, replay.differences
