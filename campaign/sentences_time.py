@@ -46,30 +46,25 @@ def _bank(e: EventData, n: Names) -> str:
 
 @renders("RegroupSpent")
 def _regroup_spent(e: EventData, n: Names) -> str:
-    if e.get("new_unit_id"):
-        return _(
-            "%(force)s spent %(points)s points of its %(speciality)s pool: it formed a new "
-            "unit of %(figures)s figure(s), %(unit)s, its Leader included (R8.3.3); %(pool)s "
-            "points are left."
-        ) % {
-            "force": n.force(e.get("force_id")),
-            "points": e.get("points"),
-            "speciality": str(e.get("speciality", "")).replace("-", " "),
-            "figures": e.get("figures"),
-            "unit": n.member(e.get("new_unit_id")),
-            "pool": e.get("pool"),
-        }
-    return _(
-        "%(force)s spent %(points)s points of its %(speciality)s pool: %(figures)s figure(s) "
-        "joined %(unit)s (R8.3.2); %(pool)s points are left."
-    ) % {
+    new_unit = e.get("new_unit_id")
+    values = {
         "force": n.force(e.get("force_id")),
         "points": e.get("points"),
         "speciality": str(e.get("speciality", "")).replace("-", " "),
         "figures": e.get("figures"),
-        "unit": n.member(e.get("unit_id")),
+        "unit": n.member(new_unit or e.get("unit_id")),
         "pool": e.get("pool"),
     }
+    if new_unit:
+        return _(
+            "%(force)s spent %(points)s points of its %(speciality)s pool: it formed a new "
+            "unit of %(figures)s figure(s), %(unit)s, its Leader included (R8.3.3); %(pool)s "
+            "points are left."
+        ) % values
+    return _(
+        "%(force)s spent %(points)s points of its %(speciality)s pool: %(figures)s figure(s) "
+        "joined %(unit)s (R8.3.2); %(pool)s points are left."
+    ) % values
 
 
 # the rules' reasons a reinforcement request was not bought (rules.phases.reinforcements), in
