@@ -7,6 +7,7 @@ Enemy forces and their zones of control come only from the forces the viewer may
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TypedDict
@@ -107,7 +108,8 @@ class ForceCard(ForceFacts):
     snow: int
     orders: ForceOrders | None  # as saved
     legal: frozenset[Coord]  # squares a path may use this turn (rules.orders.legal_moves)
-    enemies: tuple[EnemyChoice, ...] = ()  # visible enemy forces, nearest first
+    enemies: tuple[EnemyChoice, ...] = ()  # the nearest visible enemy forces, nearest first
+    enemies_seen: int = 0  # how many enemy forces the side sees in all
     weather_magic: bool = False  # its Wizard may shift its weather (R4.4.3)
 
     @property
@@ -194,11 +196,21 @@ class EnemyChoice(ForceFacts):
     distance: int  # in squares from the player's force (diagonal steps count one)
 
 
+ENEMY_CHOICES_MAX = 8  # a card offers the odds against its nearest enemies, not every one
+
+
 def enemy_choices(card: ForceCard, enemies: tuple[Force, ...]) -> tuple[EnemyChoice, ...]:
-    """The visible enemy forces, nearest to the card's force first."""
+    """The nearest visible enemy forces (at most `ENEMY_CHOICES_MAX`), nearest first: every
+    card of a large campaign listing every enemy made the page grow with the square of it."""
     x, y = card.square
-    choices = [EnemyChoice(f, max(abs(f.square[0] - x), abs(f.square[1] - y))) for f in enemies]
-    return tuple(sorted(choices, key=lambda c: (c.distance, c.name, c.key)))
+    nearest = heapq.nsmallest(
+        ENEMY_CHOICES_MAX,
+        enemies,
+        key=lambda f: (max(abs(f.square[0] - x), abs(f.square[1] - y)), f.name or f.id, f.id),
+    )
+    return tuple(
+        EnemyChoice(f, max(abs(f.square[0] - x), abs(f.square[1] - y))) for f in nearest
+    )
 
 
 @dataclass(frozen=True)
@@ -295,7 +307,7 @@ def orders_page_get_for_player(*, viewer: Viewer, turn: Turn) -> OrdersPage:
     orders = player_orders_get(player=player, row=row)
     enemy = enemy_picture_get_for_viewer(viewer=viewer, state=state)
     cards = [
-        replace(card, enemies=enemy_choices(card, enemy.forces))
+        replace(card, enemies=enemy_choices(card, enemy.forces), enemies_seen=len(enemy.forces))
         for card in force_cards_list_for_player(state=state, player_key=player.key, orders=orders)
     ]
     me = next((p for p in state.players if p.id == player.key), None)
