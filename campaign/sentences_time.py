@@ -56,15 +56,21 @@ def _regroup_spent(e: EventData, n: Names) -> str:
         "pool": e.get("pool"),
     }
     if new_unit:
-        return _(
-            "%(force)s spent %(points)s points of its %(speciality)s pool: it formed a new "
-            "unit of %(figures)s figure(s), %(unit)s, its Leader included (R8.3.3); %(pool)s "
-            "points are left."
-        ) % values
-    return _(
-        "%(force)s spent %(points)s points of its %(speciality)s pool: %(figures)s figure(s) "
-        "joined %(unit)s (R8.3.2); %(pool)s points are left."
-    ) % values
+        return (
+            _(
+                "%(force)s spent %(points)s points of its %(speciality)s pool: it formed a new "
+                "unit of %(figures)s figure(s), %(unit)s, its Leader included (R8.3.3); %(pool)s "
+                "points are left."
+            )
+            % values
+        )
+    return (
+        _(
+            "%(force)s spent %(points)s points of its %(speciality)s pool: %(figures)s figure(s) "
+            "joined %(unit)s (R8.3.2); %(pool)s points are left."
+        )
+        % values
+    )
 
 
 # the rules' reasons a reinforcement request was not bought (rules.phases.reinforcements), in

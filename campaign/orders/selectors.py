@@ -208,9 +208,7 @@ def enemy_choices(card: ForceCard, enemies: tuple[Force, ...]) -> tuple[EnemyCho
         enemies,
         key=lambda f: (max(abs(f.square[0] - x), abs(f.square[1] - y)), f.name or f.id, f.id),
     )
-    return tuple(
-        EnemyChoice(f, max(abs(f.square[0] - x), abs(f.square[1] - y))) for f in nearest
-    )
+    return tuple(EnemyChoice(f, max(abs(f.square[0] - x), abs(f.square[1] - y))) for f in nearest)
 
 
 @dataclass(frozen=True)
@@ -298,11 +296,16 @@ class OrdersPage:
         return self.state.options.initiative_method == "by-army"
 
 
-def orders_page_get_for_player(*, viewer: Viewer, turn: Turn) -> OrdersPage:
-    """The orders page of the viewer's own army for `turn` (a player viewer only)."""
+def orders_page_get_for_player(
+    *, viewer: Viewer, turn: Turn, state: CampaignState | None = None
+) -> OrdersPage:
+    """The orders page of the viewer's own army for `turn` (a player viewer only). `state`:
+    the campaign's state as this request already read it (saving orders does not change it),
+    so that a save decodes the campaign once, not once per step."""
     player = viewer.player
     assert player is not None
-    state = adapters.state_load(campaign=viewer.campaign)
+    if state is None:
+        state = adapters.state_load(campaign=viewer.campaign)
     row = orders_get_for_player(player=player, turn=turn)
     orders = player_orders_get(player=player, row=row)
     enemy = enemy_picture_get_for_viewer(viewer=viewer, state=state)

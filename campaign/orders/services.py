@@ -23,6 +23,7 @@ from campaign.errors import ServiceError, TurnNotOpen
 from campaign.models import Force, Orders, Player, Turn
 from campaign.signals import orders_confirmed
 from rules import (
+    CampaignState,
     Coord,
     ForceOrders,
     FormatError,
@@ -72,10 +73,13 @@ def orders_submit(
     data: dict[str, Any],
     confirm: bool = False,
     user: User | None = None,
+    state: CampaignState | None = None,
 ) -> Orders:
     """Save (and optionally confirm) a player's orders for an open turn. Invalid orders are
     refused with every error; orders for a closed turn are refused and whatever was saved
-    before stays as it was."""
+    before stays as it was. `state`: the campaign's state as the caller read it in this
+    request (the state changes only when a turn resolves, which a turn still open under the
+    lock rules out); without it, it is read here."""
     turn = _open_turn(turn)
     if player.campaign_id != turn.campaign_id:
         raise ServiceError("This player does not belong to the turn's campaign.")
@@ -83,7 +87,8 @@ def orders_submit(
         po = adapters.orders_from_data(player.key, data)
     except FormatError as e:
         raise InvalidOrders([OrderError(None, "format", str(e))]) from e
-    state = adapters.state_load(campaign=turn.campaign)
+    if state is None:
+        state = adapters.state_load(campaign=turn.campaign)
     errors = validate_orders(state, player.key, po)
     if errors:
         raise InvalidOrders(errors)
@@ -127,26 +132,39 @@ def _check_force(player: Player, force_key: str) -> None:
 
 
 def _save(
-    player: Player, turn: Turn, row: Orders | None, data: dict[str, Any], user: User | None
+    player: Player,
+    turn: Turn,
+    row: Orders | None,
+    data: dict[str, Any],
+    user: User | None,
+    state: CampaignState | None = None,
 ) -> OrdersSaved:
     was_confirmed = row is not None and row.status == Orders.Status.CONFIRMED
-    orders = orders_submit(player=player, turn=turn, data=data, confirm=False, user=user)
+    orders = orders_submit(
+        player=player, turn=turn, data=data, confirm=False, user=user, state=state
+    )
     return OrdersSaved(orders, was_confirmed)
 
 
 @transaction.atomic
 def force_orders_save(
-    *, player: Player, turn: Turn, force_orders: ForceOrders, user: User | None = None
+    *,
+    player: Player,
+    turn: Turn,
+    force_orders: ForceOrders,
+    user: User | None = None,
+    state: CampaignState | None = None,
 ) -> OrdersSaved:
     """Save one force's orders into the player's orders for the turn, keeping the rest as
-    saved (other forces, initiative priority, reinforcement requests)."""
+    saved (other forces, initiative priority, reinforcement requests). `state` as for
+    `orders_submit`."""
     _check_force(player, force_orders.force_id)
     turn, row = _locked(player, turn)
     data = dict(row.data) if row is not None else {}
     fo = to_data(force_orders)
     fo.pop("force_id")
     data["forces"] = {**(data.get("forces") or {}), force_orders.force_id: fo}
-    return _save(player, turn, row, data, user)
+    return _save(player, turn, row, data, user, state)
 
 
 @transaction.atomic

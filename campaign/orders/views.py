@@ -58,7 +58,7 @@ from campaign.orders.services import (
     path_after_click,
 )
 from campaign.selectors import turn_current
-from rules import SEEN_CV, SEEN_MIX, Coord, ForceOrders, RulesError, Status
+from rules import SEEN_CV, SEEN_MIX, CampaignState, Coord, ForceOrders, RulesError, Status
 
 TEMPLATE = "campaign/orders.html"
 
@@ -246,7 +246,7 @@ def orders_force(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpRes
             return _render_card(
                 request, viewer, page, _editor(viewer, page, card, saved_form, error_index)
             )
-        return _after_save(request, viewer, slug, card.key, saved, summary=True)
+        return _after_save(request, viewer, card.key, saved, summary=True, state=page.state)
 
     form = _form(card, request.POST)
     return _save(request, viewer, page, card, form, summary=True)
@@ -308,7 +308,7 @@ def _save(
     fo = form.force_orders(card.key)
     try:
         saved = force_orders_save(
-            player=page.player, turn=page.turn, force_orders=fo, user=viewer.user
+            player=page.player, turn=page.turn, force_orders=fo, user=viewer.user, state=page.state
         )
     except TurnNotOpen:
         return _refused(request, viewer, page, card)
@@ -322,7 +322,7 @@ def _save(
         return _render_card(request, viewer, page, _editor(viewer, page, card, form, error_index))
     original = form.data.get("original")
     return _after_save(
-        request, viewer, viewer.campaign.slug, card.key, saved, summary=summary, original=original
+        request, viewer, card.key, saved, summary=summary, original=original, state=page.state
     )
 
 
@@ -381,18 +381,19 @@ def _restore(
 def _after_save(
     request: HtmxHttpRequest,
     viewer: Viewer,
-    slug: str,
     force_key: str,
     saved: OrdersSaved,
     *,
     summary: bool,
     original: str | None = None,
+    state: CampaignState | None = None,
 ) -> HttpResponse:
     if not request.htmx:
+        slug = viewer.campaign.slug
         target = "campaign:orders" if summary else "campaign:orders-force"
         args = (slug,) if summary else (slug, force_key)
         return HttpResponseRedirect(f"{reverse(target, args=args)}#orders-force-{force_key}")
-    page = orders_page_get_for_player(viewer=viewer, turn=saved.orders.turn)
+    page = orders_page_get_for_player(viewer=viewer, turn=saved.orders.turn, state=state)
     card = _card_or_404(page, force_key)
     if summary:
         ctx: dict[str, Any] = {"card": card}
