@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils.translation import gettext as _
 
@@ -53,11 +54,53 @@ class RollLine:
 
 
 @dataclass(frozen=True)
+class LedgerEntry:
+    """A ledger entry the viewer may see, put in words only when a page shows it: a turn of
+    a large campaign has thousands, and the report shows them a page at a time."""
+
+    stage: str
+    stage_label: str
+    phase: str
+    entry: dict[str, Any]
+    lens: Lens
+    names: Names
+
+    def line(self) -> RollLine:
+        entry, purpose = self.entry, str(self.entry.get("purpose", ""))
+        natural = list(entry.get("natural") or [])
+        return RollLine(
+            stage=self.stage,
+            stage_label=self.stage_label,
+            number=int(entry.get("seq", 0)),
+            seq=int(entry.get("stored_seq", entry.get("seq", 0))),
+            phase=self.phase,
+            phase_label=label(PHASE, self.phase),
+            purpose=purpose,
+            what=roll_kind(purpose),
+            subject=self.names.subject(self.lens, purpose),
+            rule=str(entry.get("rule", "")),
+            dice=f"{len(natural)}D{entry.get('sides', 6)}",
+            natural=natural,
+            modifiers=[
+                (roll_reason(str(m.get("reason", ""))), signed(int(m.get("value", 0))))
+                for m in entry.get("modifiers", [])
+            ],
+            total=entry.get("total"),
+            outcome=roll_outcome(str(entry.get("outcome", ""))),
+            details=[roll_detail(str(d)) for d in entry.get("details", [])],
+        )
+
+
+@dataclass(frozen=True)
 class StageReport:
     stage: str
     label: str
     events: list[EventLine]
-    rolls: list[RollLine]
+    entries: list[LedgerEntry]
+
+    @property
+    def rolls(self) -> list[RollLine]:
+        return [e.line() for e in self.entries]
 
 
 @dataclass(frozen=True)
@@ -73,12 +116,22 @@ class TurnReport:
     @property
     def phases(self) -> list[tuple[str, str]]:
         seen: dict[str, str] = {}
-        for r in self.rolls:
-            seen.setdefault(r.phase, r.phase_label)
+        for s in self.stages:
+            for e in s.entries:
+                if e.phase not in seen:
+                    seen[e.phase] = label(PHASE, e.phase)
         return list(seen.items())
 
-    def rolls_in(self, phase: str | None) -> list[RollLine]:
-        return [r for r in self.rolls if not phase or r.phase == phase]
+    def entries_in(self, phase: str | None) -> list[LedgerEntry]:
+        return [e for s in self.stages for e in s.entries if not phase or e.phase == phase]
+
+    def rolls_in(
+        self, phase: str | None, start: int = 0, count: int | None = None
+    ) -> list[RollLine]:
+        """The rolls of `phase` (all without), in words, from `start` on, `count` of them."""
+        entries = self.entries_in(phase)
+        stop = None if count is None else start + count
+        return [e.line() for e in entries[start:stop]]
 
 
 def turn_report_get(*, turn: Turn, viewer: Viewer) -> TurnReport:
@@ -109,35 +162,13 @@ def _stage_report(r: TurnResolution, lens: Lens, names: Names) -> StageReport:
         for i, e in enumerate(r.events, start=1)
         if event_visible(lens, e)
     ]
-    rolls = []
-    for entry in ledger_for(lens, r.ledger):
-        purpose = str(entry.get("purpose", ""))
-        phase = roll_phase(purpose)
-        natural = list(entry.get("natural") or [])
-        rolls.append(
-            RollLine(
-                stage=r.stage,
-                stage_label=stage_label,
-                number=int(entry.get("seq", 0)),
-                seq=int(entry.get("stored_seq", entry.get("seq", 0))),
-                phase=phase,
-                phase_label=label(PHASE, phase),
-                purpose=purpose,
-                what=roll_kind(purpose),
-                subject=names.subject(lens, purpose),
-                rule=str(entry.get("rule", "")),
-                dice=f"{len(natural)}D{entry.get('sides', 6)}",
-                natural=natural,
-                modifiers=[
-                    (roll_reason(str(m.get("reason", ""))), signed(int(m.get("value", 0))))
-                    for m in entry.get("modifiers", [])
-                ],
-                total=entry.get("total"),
-                outcome=roll_outcome(str(entry.get("outcome", ""))),
-                details=[roll_detail(str(d)) for d in entry.get("details", [])],
-            )
+    entries = [
+        LedgerEntry(
+            r.stage, stage_label, roll_phase(str(entry.get("purpose", ""))), entry, lens, names
         )
-    return StageReport(r.stage, stage_label, events, rolls)
+        for entry in ledger_for(lens, r.ledger)
+    ]
+    return StageReport(r.stage, stage_label, events, entries)
 
 
 # --- the replay check, as a viewer may read it -----------------------------------------------

@@ -112,12 +112,20 @@ def inbox(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     return render(request, "campaign/inbox.html", context)
 
 
+LEDGER_PAGE = 200  # rolls a page of the ledger shows: a big turn has thousands
+
+
 def _report_context(request: HttpRequest, viewer: Viewer, turn: Turn) -> dict[str, Any]:
     report = turn_report_get(turn=turn, viewer=viewer)
     phases = dict(report.phases)
     phase = request.GET.get("phase", "")
     if phase not in phases:
         phase = ""
+    total = len(report.entries_in(phase))
+    raw = request.GET.get("from", "")
+    start = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 9 else 0
+    start = start - start % LEDGER_PAGE if start < total else 0
+    rolls = report.rolls_in(phase, start, LEDGER_PAGE)
     return {
         "campaign": viewer.campaign,
         "viewer": viewer,
@@ -126,7 +134,12 @@ def _report_context(request: HttpRequest, viewer: Viewer, turn: Turn) -> dict[st
         "report": report,
         "phases": report.phases,
         "phase": phase,
-        "rolls": report.rolls_in(phase),
+        "rolls": rolls,
+        "rolls_total": total,
+        "rolls_first": start + 1,
+        "rolls_last": start + len(rolls),
+        "rolls_previous": max(0, start - LEDGER_PAGE) if start else None,
+        "rolls_next": start + LEDGER_PAGE if start + LEDGER_PAGE < total else None,
         "resolved": turn.resolved,
     }
 
