@@ -125,7 +125,8 @@ def state_load(*, campaign: Campaign, turn: Turn | None = None) -> R.CampaignSta
     return state
 
 
-def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
+def _units_load(campaign: Campaign) -> dict[int, list[R.Unit]]:
+    """Command pk → its units, in their order."""
     units: dict[int, list[R.Unit]] = defaultdict(list)
     for u in _rows(
         Unit.objects.filter(campaign=campaign).order_by("command_id", "position"),
@@ -147,6 +148,11 @@ def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
                 leader_points=u.leader_points,
             )
         )
+    return units
+
+
+def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
+    units = _units_load(campaign)
     commands: dict[int, list[R.Command]] = defaultdict(list)
     for c in _rows(
         Command.objects.filter(campaign=campaign).order_by("force_id", "position"),
@@ -293,6 +299,32 @@ def _holding_fields(h: R.Holding, pid: dict[str, int], position: int) -> dict[st
     }
 
 
+def _units_save(campaign: Campaign, forces: Sequence[R.Force], cpk: dict[str, int]) -> None:
+    rows_sync(
+        Unit,
+        campaign,
+        {
+            u.id: {
+                "command_id": cpk[c.id],
+                "position": i,
+                "type": u.type,
+                "speciality": u.speciality.value,
+                "quality": u.quality.value,
+                "figures": u.figures,
+                "points_per_figure": u.points_per_figure,
+                "mercenary": u.mercenary,
+                "missile": u.missile,
+                "mounted": u.mounted,
+                "min_figures": u.min_figures,
+                "leader_points": u.leader_points,
+            }
+            for f in forces
+            for c in f.commands
+            for i, u in enumerate(c.units)
+        },
+    )
+
+
 def _forces_save(campaign: Campaign, forces: Sequence[R.Force], pid: dict[str, int]) -> None:
     fpk = rows_sync(
         Force,
@@ -339,29 +371,7 @@ def _forces_save(campaign: Campaign, forces: Sequence[R.Force], pid: dict[str, i
             for i, c in enumerate(f.commands)
         },
     )
-    rows_sync(
-        Unit,
-        campaign,
-        {
-            u.id: {
-                "command_id": cpk[c.id],
-                "position": i,
-                "type": u.type,
-                "speciality": u.speciality.value,
-                "quality": u.quality.value,
-                "figures": u.figures,
-                "points_per_figure": u.points_per_figure,
-                "mercenary": u.mercenary,
-                "missile": u.missile,
-                "mounted": u.mounted,
-                "min_figures": u.min_figures,
-                "leader_points": u.leader_points,
-            }
-            for f in forces
-            for c in f.commands
-            for i, u in enumerate(c.units)
-        },
-    )
+    _units_save(campaign, forces, cpk)
     rows_sync(
         Individual,
         campaign,

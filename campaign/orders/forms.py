@@ -228,44 +228,9 @@ DEFAULTS = {"zoc": ZocPolicy.STOP.value, "countermarch": "never", "initiative": 
 FORM_FIELDS = set(ForceOrdersForm.base_fields)
 
 
-def order_error_message(err: OrderError, fo: ForceOrders, card: ForceCard, scenario: str) -> str:
-    """`validate_orders` speaks English to programs; this is the same error for people."""
-    step = (err.index or 0) + 1
-    square = fo.path[err.index] if err.index is not None and err.index < len(fo.path) else None
-    previous = (
-        (fo.path[err.index - 1] if err.index else card.square) if err.index is not None else None
-    )
-    sq = square_label(square) if square else ""
-    prev = square_label(previous) if previous else ""
-    messages = {
-        "bad-order": _("An order change must request Full Speed, Probe or Defend (R5.1.1)."),
-        "probe-composition": _(
-            "Only cavalry, chariots and flyers may receive Probe (R2.7, Naran option)."
-        ),
-        "loot-full-speed": _(
-            "A force carrying loot may not receive the Full Speed order (§11.6 rule 3)."
-        ),
-        "sack-full-speed": _("A force under Full Speed may not declare a sack (§11.6 rule 3)."),
-        "defend-path": _(
-            "A force on Defend never moves (R6.4.4): clear its path or request another order."
-        ),
-        "path-too-long": _("A path has at most 3 squares, the best movement allowance (R6.2)."),
-        "not-adjacent": _(
-            "Step %(step)s %(square)s is not next to %(previous)s (R6.4.2): each step goes to "
-            "one of the 8 squares around the last one."
-        )
-        % {"step": step, "square": sq, "previous": prev},
-        "river-crossing": _(
-            "Step %(step)s %(square)s crosses a river away from a bridge (R2.1.3 option)."
-        )
-        % {"step": step, "square": sq},
-        "no-countermarch": _("Forces on Defend or Shattered cannot countermarch (R6.5.2)."),
-        "sack-raiders-only": _("Only the Raiders carry off loot (§11.6)."),
-        "bad-army-initiative": _(
-            "With initiative by army the winner moves all his forces first or last (R6.1.2)."
-        ),
-        "ambush-needs-defend": _("Only a force on Defend can lay an ambush (§7.10.5)."),
-        "bad-initiative": _("The initiative preference must be early or late (R6.1.5)."),
+def _water_and_pool_messages(step: int, sq: str, card: ForceCard) -> dict[str, str]:
+    """The words of the naval, river (§6.11) and regrouping (R8.3) refusals."""
+    return {
         "naval-no-ships": _(
             "Step %(step)s %(square)s is water: a force sails only with naval movement in use "
             "and ships enough to carry it all, or boats and rafts enough on a lake or by the "
@@ -308,6 +273,47 @@ def order_error_message(err: OrderError, fo: ForceOrders, card: ForceCard, scena
         "regroup-under-minimum": _(
             "A new unit needs at least the minimum size its roster gives (R8.3.3)."
         ),
+    }
+
+
+def order_error_message(err: OrderError, fo: ForceOrders, card: ForceCard, scenario: str) -> str:
+    """`validate_orders` speaks English to programs; this is the same error for people."""
+    step = (err.index or 0) + 1
+    square = fo.path[err.index] if err.index is not None and err.index < len(fo.path) else None
+    previous = (
+        (fo.path[err.index - 1] if err.index else card.square) if err.index is not None else None
+    )
+    sq = square_label(square) if square else ""
+    prev = square_label(previous) if previous else ""
+    messages = {
+        "bad-order": _("An order change must request Full Speed, Probe or Defend (R5.1.1)."),
+        "probe-composition": _(
+            "Only cavalry, chariots and flyers may receive Probe (R2.7, Naran option)."
+        ),
+        "loot-full-speed": _(
+            "A force carrying loot may not receive the Full Speed order (§11.6 rule 3)."
+        ),
+        "sack-full-speed": _("A force under Full Speed may not declare a sack (§11.6 rule 3)."),
+        "defend-path": _(
+            "A force on Defend never moves (R6.4.4): clear its path or request another order."
+        ),
+        "path-too-long": _("A path has at most 3 squares, the best movement allowance (R6.2)."),
+        "not-adjacent": _(
+            "Step %(step)s %(square)s is not next to %(previous)s (R6.4.2): each step goes to "
+            "one of the 8 squares around the last one."
+        )
+        % {"step": step, "square": sq, "previous": prev},
+        "river-crossing": _(
+            "Step %(step)s %(square)s crosses a river away from a bridge (R2.1.3 option)."
+        )
+        % {"step": step, "square": sq},
+        "no-countermarch": _("Forces on Defend or Shattered cannot countermarch (R6.5.2)."),
+        "sack-raiders-only": _("Only the Raiders carry off loot (§11.6)."),
+        "bad-army-initiative": _(
+            "With initiative by army the winner moves all his forces first or last (R6.1.2)."
+        ),
+        "ambush-needs-defend": _("Only a force on Defend can lay an ambush (§7.10.5)."),
+        "bad-initiative": _("The initiative preference must be early or late (R6.1.5)."),
         "bad-weather-shift": _("A Wizard moves the weather one row, better or worse (R4.4.1)."),
         "weather-shift-no-wizard": _(
             "Only a force with a Wizard may change its weather, in a campaign with the weather "
@@ -316,6 +322,7 @@ def order_error_message(err: OrderError, fo: ForceOrders, card: ForceCard, scena
         "not-your-force": _("This force is not yours."),
         "unknown-force": _("There is no such force."),
         "player-out": _("You have surrendered: you can no longer give orders."),
+        **_water_and_pool_messages(step, sq, card),
     }
     if err.code == "no-sack":
         if scenario != "incursion":

@@ -28,8 +28,8 @@ from battles.views.odds import odds_rows
 from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer, require_player
 from campaign.errors import TurnNotOpen
 from campaign.labels import STATUS, WEATHER, features_label, label
-from campaign.map.model import Clickable
 from campaign.models import Turn
+from campaign.orders.clicks import path_clickable
 from campaign.orders.forms import (
     DEFAULTS,
     ForceOrdersForm,
@@ -100,22 +100,6 @@ def _context(viewer: Viewer, page: OrdersPage, **extra: Any) -> dict[str, Any]:
     return {"campaign": viewer.campaign, "viewer": viewer, "page": page, **extra}
 
 
-def _clickable(viewer: Viewer, page: OrdersPage, card: ForceCard) -> Clickable:
-    """Every square of the map posts a click (Enter or Space too: static/js/site.js) to the
-    path fragment, with the force's form; the rules then say whether the step is legal."""
-    url = reverse("campaign:orders-path", args=(viewer.campaign.slug, card.key))
-    width, height = page.state.map.width, page.state.map.height
-    return Clickable(
-        squares=tuple((x, y) for y in range(height) for x in range(width)),
-        attrs={
-            "hx-post": url,
-            "hx-target": f"#orders-force-{card.key}",
-            "hx-swap": "outerHTML",
-            "hx-include": f"#orders-form-{card.key}",
-        },
-    )
-
-
 def _editor(
     viewer: Viewer,
     page: OrdersPage,
@@ -144,7 +128,7 @@ def _editor(
         page=page,
         card=card,
         path=path,
-        clickable=_clickable(viewer, page, card),
+        clickable=path_clickable(viewer, page, card),
         error_index=error_index,
         requested=requested_status,
     )
