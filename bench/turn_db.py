@@ -31,7 +31,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("CELERY_BROKER_URL", "memory://")  # tasks queue as for a worker
+# tasks queue in this process as for a worker, never run inline nor reach a real broker
+os.environ["CELERY_BROKER_URL"] = "memory://"
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
