@@ -1,31 +1,48 @@
-"""Benchmark: the map page of a generated campaign, as the GM and as a player under fog of war.
+"""Benchmark: the pages of a generated campaign, as the GM and as a player under fog of war.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/fwbench python bench/pages.py \
-        --width 64 --height 64 --players 12 --forces 240 --units-per-force 10 --seed 1 --runs 15
+        --width 64 --height 64 --players 12 --forces 240 --units-per-force 10 --seed 1 --runs 5
 
-Creates a generated campaign (under a unique `bench-…` slug) in the configured database with
-fog of war on, submits every player's generated orders and resolves Phases 0–2 of turn 1, so
-that the map has last turn's arrows and pending battles to draw. A GM and the first player get
-throw-away users. Each page is fetched through Django's test `Client` (the whole request: the
-middleware, the view, its queries and the template), once to warm up and then `--runs` times;
-the JSON prints the median and minimum server time (wall clock, and the median CPU time of
-this process, which a busy host disturbs less), the SQL queries and the size of each answer,
-with the host's load average. The campaign and the two users are deleted afterwards, by
-primary key: nothing else is read or touched.
+One campaign size a run (`--forces`; issue 14 asks for 240 and 960). Creates a generated
+campaign (under a unique `bench-…` slug) in the configured database with fog of war on; a GM
+and the first player get throw-away users. Every player's generated
+orders are saved and confirmed. The pages are measured as the turn goes on:
+
+1. turn 1 open: the orders page; one force's editor (`orders-force`, an htmx GET); saving
+   that force's orders (an htmx POST of its form as the browser sends it, its current path
+   included; it saves the same orders again). The force is the player's first with a path.
+2. Phases 0–2 resolved (arrows and pending battles on the map): the map page and its JSON,
+   the turn report of turn 1, and the detail and pack pages of the first battle the
+   player's alliance fights (its odds computed beforehand, as a worker would have).
+3. every battle's result recorded (side "a" wins) and Phases 4–8 resolved: the report of
+   turn 1 and that battle's detail again (its odds computed again if its rosters changed).
+
+The GM gives no orders: his `orders-force` requests answer 403 by design (they are measured
+all the same). Each request goes through Django's test `Client` (the middleware, the view,
+its queries and the template), once to warm up and then `--runs` times; the JSON gives, per
+page and viewer, the wall time and this process's CPU time (`time.process_time`: not
+PostgreSQL's, and a busy host disturbs it less), each as min / median / max in ms, the SQL
+statements, the size of the answer in bytes and its HTTP status, with the host's load average.
+Celery tasks are queued in memory and never run. The campaign and the two users are deleted
+afterwards, by primary key: nothing else is read or touched.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
-import statistics
 import sys
 import time
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+# tasks queue in this process as for a worker, never run inline nor reach a real broker
+os.environ["CELERY_BROKER_URL"] = "memory://"
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -35,121 +52,257 @@ django.setup()
 
 from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
+from django.contrib.auth.models import AbstractBaseUser  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
-from django.test.utils import CaptureQueriesContext, override_settings  # noqa: E402
+from django.test.utils import override_settings  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
 from battles.models import Battle  # noqa: E402
-from campaign import services  # noqa: E402
-from campaign.models import Campaign, Membership  # noqa: E402
-from rules.codec import to_data  # noqa: E402
-from rules.generate import generate_campaign, generate_orders  # noqa: E402
+from battles.selectors import battle_odds_get  # noqa: E402
+from battles.services import battle_odds_compute, battle_result_record  # noqa: E402
+from bench._common import (  # noqa: E402
+    QueryCount,
+    battle_result_data,
+    campaign_arguments,
+    campaign_figures,
+    orders_submit_generated,
+    same,
+    spread,
+    state_generate,
+)
+from campaign.adapters import orders_from_data, state_current  # noqa: E402
+from campaign.fog import battle_sides  # noqa: E402
+from campaign.models import Campaign, Membership, Orders, Player, Turn  # noqa: E402
+from campaign.orders.forms import ForceOrdersForm  # noqa: E402
+from campaign.selectors import turn_current  # noqa: E402
+from campaign.setup.invitations import membership_add  # noqa: E402
+from campaign.setup.services import campaign_create, campaign_delete  # noqa: E402
+from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles  # noqa: E402
 from rules.types import CampaignState  # noqa: E402
 
-
-def turn_resolve(a: argparse.Namespace, state: CampaignState, campaign: Campaign) -> None:
-    """Every player's generated orders for turn 1, then Phases 0–2: arrows and battles."""
-    turn = services.turn_current(campaign=campaign)
-    orders = generate_orders(state, seed=a.seed)
-    for player in campaign.players.all():
-        data = to_data(orders[player.key])
-        data.pop("player_id")
-        services.orders_submit(player=player, turn=turn, data=data, confirm=True)
-    services.turn_close(turn=turn, seed=a.seed)
-    services.turn_resolve(turn_id=turn.pk)
+HTMX = {"HX-Request": "true"}
+# the GM's 403s are expected: their warnings (with a traceback each) would flood the output
+logging.getLogger("django.request").setLevel(logging.ERROR)
 
 
-def measure(client: Client, url: str, runs: int) -> dict[str, Any]:
-    response = client.get(url)  # warm-up: template compilation, first connection use
-    assert response.status_code == 200, (url, response.status_code)
-    times = []
-    cpu = []
-    queries = set()
+@dataclass
+class Request:
+    """One page as a viewer asks for it."""
+
+    url: str
+    method: str = "get"
+    data: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Bench:
+    runs: int
+    clients: dict[str, Client]  # "gm", "player"
+    figures: dict[str, Any] = field(default_factory=dict)
+
+    def page(
+        self, name: str, request: Request, after: Callable[[], dict[str, Any]] | None = None
+    ) -> None:
+        """Measure `request` for each viewer; `after` adds what a run left behind."""
+        self.figures[name] = {"url": request.url, "method": request.method.upper()}
+        for who, client in self.clients.items():
+            self.figures[name][who] = measure(client, request, self.runs, after)
+
+
+def measure(
+    client: Client, r: Request, runs: int, after: Callable[[], dict[str, Any]] | None
+) -> dict[str, Any]:
+    send = getattr(client, r.method)
+    send(r.url, r.data, headers=r.headers)  # warm-up: template compilation, first queries
+    wall, cpu, queries, size, status, left = [], [], [], [], [], []
     for _ in range(runs):
-        with CaptureQueriesContext(connection) as q:
+        counted = QueryCount()
+        with connection.execute_wrapper(counted):
             t0, c0 = time.perf_counter(), time.process_time()
-            response = client.get(url)
-            times.append((time.perf_counter() - t0) * 1000)
+            response = send(r.url, r.data, headers=r.headers)
             cpu.append((time.process_time() - c0) * 1000)
-        assert response.status_code == 200
-        queries.add(len(q))
-    return {
-        "median_ms": round(statistics.median(times), 1),
-        "min_ms": round(min(times), 1),
-        # this process's CPU only (not PostgreSQL's): steadier than wall time on a busy host
-        "median_cpu_ms": round(statistics.median(cpu), 1),
-        "queries": min(queries) if len(queries) == 1 else sorted(queries),
-        "kb": round(len(response.content) / 1024, 1),
+            wall.append((time.perf_counter() - t0) * 1000)
+        queries.append(counted.n)
+        size.append(len(response.content))
+        status.append(response.status_code)
+        if after is not None:
+            left.append(json.dumps(after(), sort_keys=True))
+    out = {
+        "wall_ms": spread(wall),
+        "cpu_ms": spread(cpu),
+        "queries": same(queries),
+        "bytes": same(size),
+        "status": same(status),
     }
+    if after is not None:
+        out |= {k: same(json.loads(x)[k] for x in left) for k in json.loads(left[0])}
+    return out
+
+
+def force_post_data(orders: Orders, force_key: str) -> dict[str, str]:
+    """The editor's form as the browser posts it for the force's saved orders: its fields'
+    values, a ticked checkbox as "on" and an unticked one left out (tests/campaign/orders/
+    test_orders_page.py `_force_data` posts the same fields)."""
+    saved = orders_from_data(orders.player.key, orders.data).for_force(force_key)
+    data: dict[str, str] = {}
+    for name, value in ForceOrdersForm.initial_for(saved).items():
+        if value is True:
+            data[name] = "on"
+        elif value is not False:
+            data[name] = str(value)
+    return data
+
+
+def force_with_path(orders: Orders) -> str:
+    """The player's first force (by key) whose saved orders move it."""
+    forces = (orders.data or {}).get("forces") or {}
+    moving: list[str] = sorted(k for k, fo in forces.items() if fo.get("path"))
+    if not moving:
+        raise SystemExit("The player's generated orders move no force: try another --seed.")
+    return moving[0]
+
+
+def battle_of(player: Player, turn: Turn) -> Battle | None:
+    """The first battle (in contact order) the player's alliance fights: one he may open."""
+    battles = Battle.objects.filter(turn=turn).order_by("contact_order", "key")
+    return next((b for b in battles if player.side.key in battle_sides(b)), None)
+
+
+def odds_ready(battle: Battle) -> None:
+    """The battle's odds as a worker would have computed them after the first page view."""
+    battle.refresh_from_db()
+    if battle_odds_get(battle=battle) is None:
+        battle_odds_compute(battle=battle)
+
+
+def orders_open(bench: Bench, campaign: Campaign, player: Player) -> dict[str, Any]:
+    """Stage 1: turn 1 open, every player's orders saved and confirmed."""
+    slug = campaign.slug
+    turn = turn_current(campaign=campaign)
+    orders = Orders.objects.select_related("player").get(turn=turn, player=player)
+    key = force_with_path(orders)
+    before = orders.data
+    post = force_post_data(orders, key)
+    editor = reverse("campaign:orders-force", args=[slug, key])
+    last = [orders.saved_at]
+
+    def saved() -> dict[str, Any]:
+        """Whether the POST saved (`saved_at` moved on) the same orders as before."""
+        row = Orders.objects.get(pk=orders.pk)
+        moved, last[0] = row.saved_at != last[0], row.saved_at
+        return {"saved": moved, "orders_unchanged": row.data == before}
+
+    bench.page("orders", Request(reverse("campaign:orders", args=[slug])))
+    bench.page("orders_force_editor", Request(editor, headers=HTMX))
+    bench.page("orders_force_save", Request(editor, "post", post, HTMX), saved)
+    return {"force": key, "path": post.get("path", "")}
+
+
+def battles_pending(bench: Bench, campaign: Campaign, battle: Battle | None) -> None:
+    """Stage 2: Phases 0–2 resolved, the battles waiting for their results."""
+    slug = campaign.slug
+    bench.page("map", Request(reverse("campaign:map", args=[slug])))
+    bench.page("map_json", Request(reverse("campaign:map-json", args=[slug])))
+    bench.page("report", Request(reverse("campaign:report", args=[slug, 1])))
+    if battle is not None:
+        odds_ready(battle)
+        bench.page("battle", Request(reverse("battles:detail", args=[slug, battle.key])))
+        bench.page("battle_pack", Request(reverse("battles:pack", args=[slug, battle.key])))
+
+
+def turn_resolved(bench: Bench, campaign: Campaign, battle: Battle | None) -> None:
+    """Stage 3: every result recorded, Phases 4–8 resolved (turn 2 open)."""
+    slug = campaign.slug
+    bench.page("report_resolved", Request(reverse("campaign:report", args=[slug, 1])))
+    if battle is not None:
+        odds_ready(battle)
+        url = reverse("battles:detail", args=[slug, battle.key])
+        bench.page("battle_resolved", Request(url))
+
+
+def results_record(campaign: Campaign, turn: Turn) -> None:
+    state = state_current(campaign=campaign)  # with the carry: the pending battles
+    for battle in Battle.objects.filter(turn=turn):
+        battle_result_record(battle=battle, data=battle_result_data(state, battle.key))
+    turn_resolve_after_battles(turn_id=turn.pk)
+
+
+def pages_measure(
+    a: argparse.Namespace, state: CampaignState, campaign: Campaign, clients: dict[str, Client]
+) -> dict[str, Any]:
+    """The three stages, one after the other, on the campaign's turn 1."""
+    player = (
+        Membership.objects.select_related("player__side")
+        .get(campaign=campaign, role=Membership.Role.PLAYER)
+        .player
+    )
+    assert player is not None
+    bench = Bench(a.runs, clients)
+    turn = turn_current(campaign=campaign)
+    orders_submit_generated(campaign=campaign, state=state, turn=turn, seed=a.seed)
+    edited = orders_open(bench, campaign, player)
+    turn_close(turn=turn, seed=a.seed)
+    battles = len(turn_resolve(turn_id=turn.pk).pending)
+    battle = battle_of(player, turn)
+    battles_pending(bench, campaign, battle)
+    results_record(campaign, turn)
+    turn_resolved(bench, campaign, battle)
+    return {
+        "player": player.key,
+        "orders_force": edited,
+        "battles": battles,
+        "battle": None if battle is None else battle.key,
+        # at a glance: every answer that was not a 200 (the GM's orders-force ones are 403)
+        "not_200": sorted(
+            f"{name} {who}: {page[who]['status']}"
+            for name, page in bench.figures.items()
+            for who in clients
+            if page[who]["status"] != 200
+        ),
+        "pages": bench.figures,
+    }
+
+
+def viewers(campaign: Campaign, users: list[AbstractBaseUser]) -> dict[str, Client]:
+    """A GM and the first player, each a throw-away user (added to `users`) logged in."""
+    User = get_user_model()
+    player = campaign.players.order_by("position").first()
+    clients = {}
+    for who, role in (("gm", Membership.Role.GM), ("player", Membership.Role.PLAYER)):
+        user = User.objects.create_user(f"{campaign.slug}-{who}")
+        users.append(user)
+        membership_add(
+            campaign=campaign, user=user, role=role, player=player if who == "player" else None
+        )
+        clients[who] = Client()
+        clients[who].force_login(user)
+    return clients
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--width", type=int, default=64)
-    p.add_argument("--height", type=int, default=64)
-    p.add_argument("--players", type=int, default=12)
-    p.add_argument("--forces", type=int, default=240)
-    p.add_argument("--units-per-force", type=int, default=10)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--runs", type=int, default=15)
-    p.add_argument(
-        "--no-resolve",
-        dest="resolve",
-        action="store_false",
-        help="leave turn 1 open (no arrows, no battles on the map)",
-    )
+    campaign_arguments(p, runs=5)
     a = p.parse_args(argv)
-    state = generate_campaign(
-        width=a.width,
-        height=a.height,
-        players=a.players,
-        forces=a.forces,
-        units_per_force=a.units_per_force,
-        seed=a.seed,
-    )
+    a.runs = max(1, a.runs)
+    state = state_generate(a)
     tag = uuid.uuid4().hex[:12]
-    User = get_user_model()
     campaign = None
-    users = []
+    users: list[AbstractBaseUser] = []
     try:
-        campaign = services.campaign_create(
+        campaign = campaign_create(
             slug=f"bench-{tag}", name=f"Benchmark {tag}", state=state, fog_of_war=True
         )
-        if a.resolve:
-            turn_resolve(a, state, campaign)
-            campaign.refresh_from_db()
-        gm = User.objects.create_user(f"bench-{tag}-gm")
-        player_user = User.objects.create_user(f"bench-{tag}-player")
-        users = [gm, player_user]
-        player = campaign.players.order_by("position").first()
-        services.membership_add(campaign=campaign, user=gm, role=Membership.Role.GM)
-        services.membership_add(
-            campaign=campaign, user=player_user, role=Membership.Role.PLAYER, player=player
-        )
-        page = reverse("campaign:map", args=[campaign.slug])
-        data = reverse("campaign:map-json", args=[campaign.slug])
-        figures: dict[str, Any] = {}
         with override_settings(ALLOWED_HOSTS=[*settings.ALLOWED_HOSTS, "testserver"]):
-            for who, user in (("gm", gm), ("player", player_user)):
-                client = Client()
-                client.force_login(user)
-                figures[f"{who}_page"] = measure(client, page, a.runs)
-                figures[f"{who}_json"] = measure(client, data, a.runs)
+            figures = pages_measure(a, state, campaign, viewers(campaign, users))
         print(
             json.dumps(
                 {
                     "database": connection.vendor,
-                    "map": f"{a.width}x{a.height}",
-                    "players": a.players,
-                    "forces": len(state.forces),
-                    "units": sum(len(f.units) for f in state.forces),
-                    "seed": a.seed,
-                    "turn_resolved": a.resolve,
-                    "battles": Battle.objects.filter(campaign=campaign).count(),
+                    **campaign_figures(a, state),
                     "fog_of_war": True,
                     "runs": a.runs,
-                    "load_average": [round(x, 2) for x in os.getloadavg()],
                     **figures,
                 },
                 indent=2,
@@ -157,8 +310,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     finally:
         if campaign is not None:
-            services.campaign_delete(campaign=campaign)
-        User.objects.filter(pk__in=[u.pk for u in users]).delete()
+            campaign_delete(campaign=campaign)
+        get_user_model().objects.filter(pk__in=[u.pk for u in users]).delete()
     return 0
 
 

@@ -5,11 +5,18 @@
 
 Each run creates a fresh generated campaign (under a unique `bench-…` slug) in the configured
 database, submits the generated orders of every player, closes the turn, and measures
-`services.turn_resolve` (Phases 0–2): wall time and SQL queries. It then records a result for
-every pending battle (side "a" wins) and measures `services.turn_resolve_after_battles`
-(Phases 4–8). The campaign is deleted afterwards (`services.campaign_delete`, which cascades
-from its own row): no other campaign is read or touched. Prints JSON with medians over
-`--runs`. Run it against a scratch database: it writes and deletes real rows.
+`campaign.turns.services.turn_resolve` (Phases 0–2). It then records a result for every
+pending battle (side "a" wins; not measured) and measures `turn_resolve_after_battles`
+(Phases 4–8). Each measure gives the wall time and this process's CPU time
+(`time.process_time`: PostgreSQL's own work is not in it, and a busy host disturbs it less),
+as min / median / max over `--runs`, and the SQL statements run. `stored_bytes` is what the
+turn wrote to its JSON columns, column by column: the carry of Turn 1, the state, inputs,
+ledger and events of each `TurnResolution`, and the packs and results of its battles (the
+bytes of the JSON text: `octet_length` on PostgreSQL, `length` of it as a blob on SQLite;
+PostgreSQL's `pg_column_size`, after TOAST compression, is given beside it). Celery tasks
+are queued in memory, as for a worker, and never run. The campaign is deleted afterwards
+(`campaign_delete`, which cascades from its own row): no other campaign is read or touched.
+Run it against a scratch database: it writes and deletes real rows.
 """
 
 from __future__ import annotations
@@ -17,14 +24,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("CELERY_BROKER_URL", "memory://")  # tasks queue as for a worker
+# tasks queue in this process as for a worker, never run inline nor reach a real broker
+os.environ["CELERY_BROKER_URL"] = "memory://"
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -32,106 +40,134 @@ import django  # noqa: E402
 
 django.setup()
 
-from django.db import connection  # noqa: E402
-from django.test.utils import CaptureQueriesContext  # noqa: E402
+from django.db import connection, models  # noqa: E402
 
 from battles.models import Battle  # noqa: E402
-from campaign import services  # noqa: E402
-from rules.codec import to_data  # noqa: E402
-from rules.generate import generate_campaign, generate_orders  # noqa: E402
+from battles.services import battle_result_record  # noqa: E402
+from bench._common import (  # noqa: E402
+    QueryCount,
+    battle_result_data,
+    campaign_arguments,
+    campaign_figures,
+    orders_submit_generated,
+    same,
+    spread,
+    state_generate,
+)
+from campaign.adapters import state_current  # noqa: E402
+from campaign.models import Turn, TurnResolution  # noqa: E402
+from campaign.selectors import turn_current  # noqa: E402
+from campaign.setup.services import campaign_create, campaign_delete  # noqa: E402
+from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles  # noqa: E402
 from rules.types import CampaignState  # noqa: E402
 
 
-def battle_result_data(state: CampaignState, battle_id: str) -> dict[str, Any]:
-    """A plausible result: side "a" wins; every unit of "b" loses half its figures, every
-    unit of "a" a quarter (killed)."""
-    pending = next(b for b in state.pending_battles if b.battle_id == battle_id)
-    losses = []
-    for side, share in zip(pending.pack.sides, (4, 2), strict=True):
-        for bf in side.forces:
-            for unit in state.force(bf.force_id).units:
-                if unit.figures // share:
-                    losses.append({"unit_id": unit.id, "killed": unit.figures // share})
-    return {"outcomes": {"a": "won", "b": "lost"}, "units": losses}
+def timed(call: Callable[[], object]) -> dict[str, float]:
+    counted = QueryCount()
+    with connection.execute_wrapper(counted):
+        t0, c0 = time.perf_counter(), time.process_time()
+        call()
+        cpu = (time.process_time() - c0) * 1000
+        wall = (time.perf_counter() - t0) * 1000
+    return {"wall_ms": wall, "cpu_ms": cpu, "queries": counted.n}
+
+
+def json_bytes(qs: models.QuerySet[Any], column: str) -> tuple[int, int | None]:
+    """The JSON text of `column` summed over the rows of `qs`, in bytes, and on PostgreSQL
+    what it takes on disk (`pg_column_size`: compressed when large)."""
+    table = connection.ops.quote_name(qs.model._meta.db_table)
+    pks = list(qs.values_list("pk", flat=True))
+    if not pks:
+        return 0, 0 if connection.vendor == "postgresql" else None
+    col = connection.ops.quote_name(column)
+    where = f"{connection.ops.quote_name('id')} IN ({', '.join(['%s'] * len(pks))})"
+    if connection.vendor == "postgresql":
+        sql = f"SELECT SUM(octet_length({col}::text)), SUM(pg_column_size({col})) FROM {table}"
+    else:  # SQLite keeps JSON as text
+        sql = f"SELECT SUM(length(CAST({col} AS BLOB))), NULL FROM {table}"
+    with connection.cursor() as cursor:
+        cursor.execute(f"{sql} WHERE {where}", pks)
+        text, disk = cursor.fetchone()
+    return int(text or 0), None if disk is None else int(disk)
+
+
+def stored_bytes(turn: Turn) -> dict[str, dict[str, int]]:
+    """What the turn wrote to JSON columns, per column (the turn's own rows only): the JSON
+    text, and on PostgreSQL the bytes on disk."""
+    columns: dict[str, tuple[models.QuerySet[Any], str]] = {
+        "turn.carry": (Turn.objects.filter(pk=turn.pk), "carry"),
+        "battle.pack": (Battle.objects.filter(turn=turn), "pack"),
+        "battle.result": (Battle.objects.filter(turn=turn), "result"),
+    }
+    for stage in TurnResolution.Stage:
+        for field in ("state_before", "inputs", "ledger", "events"):
+            qs = TurnResolution.objects.filter(turn=turn, stage=stage)
+            columns[f"turn_resolution[{stage.value}].{field}"] = (qs, field)
+    text: dict[str, int] = {}
+    disk: dict[str, int] = {}
+    for name, (qs, column) in columns.items():
+        text[name], on_disk = json_bytes(qs, column)
+        if on_disk is not None:
+            disk[name] = on_disk
+    out = {"text": text | {"total": sum(text.values())}}
+    if disk:
+        out["disk"] = disk | {"total": sum(disk.values())}
+    return out
 
 
 def one_run(a: argparse.Namespace, state: CampaignState) -> dict[str, Any]:
     slug = f"bench-{uuid.uuid4().hex[:12]}"
-    campaign = services.campaign_create(slug=slug, name=f"Benchmark {slug}", state=state)
+    campaign = campaign_create(slug=slug, name=f"Benchmark {slug}", state=state)
     try:
-        turn = services.turn_current(campaign=campaign)
-        orders = generate_orders(state, seed=a.seed)
-        for player in campaign.players.all():
-            data = to_data(orders[player.key])
-            data.pop("player_id")
-            services.orders_submit(player=player, turn=turn, data=data, confirm=True)
-        services.turn_close(turn=turn, seed=a.seed)
+        turn = turn_current(campaign=campaign)
+        orders_submit_generated(campaign=campaign, state=state, turn=turn, seed=a.seed)
+        turn_close(turn=turn, seed=a.seed)
 
-        with CaptureQueriesContext(connection) as q:
-            t0 = time.perf_counter()
-            resolution = services.turn_resolve(turn_id=turn.pk)
-            resolve_ms = (time.perf_counter() - t0) * 1000
-        resolve_queries = len(q)
+        pending: list[str] = []
+        resolve = timed(lambda: pending.extend(turn_resolve(turn_id=turn.pk).pending))
 
-        after = services.campaign_state(campaign=campaign)
+        after = state_current(campaign=campaign)  # with the carry: the pending battles
         for battle in Battle.objects.filter(turn=turn):
-            services.battle_result_record(battle=battle, data=battle_result_data(after, battle.key))
+            battle_result_record(battle=battle, data=battle_result_data(after, battle.key))
 
-        with CaptureQueriesContext(connection) as q:
-            t0 = time.perf_counter()
-            services.turn_resolve_after_battles(turn_id=turn.pk)
-            after_ms = (time.perf_counter() - t0) * 1000
+        after_battles = timed(lambda: turn_resolve_after_battles(turn_id=turn.pk))
         return {
-            "resolve_ms": resolve_ms,
-            "queries": resolve_queries,
-            "after_ms": after_ms,
-            "after_queries": len(q),
-            "battles": len(resolution.pending),
+            "resolve": resolve,
+            "after_battles": after_battles,
+            "battles": len(pending),
+            "stored_bytes": stored_bytes(turn),
         }
     finally:
-        services.campaign_delete(campaign=campaign)  # this campaign only, by its row
+        campaign_delete(campaign=campaign)  # this campaign only, by its row
+
+
+def summary(runs: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    return {
+        "wall_ms": spread(r[key]["wall_ms"] for r in runs),
+        "cpu_ms": spread(r[key]["cpu_ms"] for r in runs),
+        "queries": same(r[key]["queries"] for r in runs),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--width", type=int, default=64)
-    p.add_argument("--height", type=int, default=64)
-    p.add_argument("--players", type=int, default=12)
-    p.add_argument("--forces", type=int, default=240)
-    p.add_argument("--units-per-force", type=int, default=10)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--runs", type=int, default=5)
+    campaign_arguments(p, runs=5)
     a = p.parse_args(argv)
-    state = generate_campaign(
-        width=a.width,
-        height=a.height,
-        players=a.players,
-        forces=a.forces,
-        units_per_force=a.units_per_force,
-        seed=a.seed,
-    )
+    state = state_generate(a)
     runs = [one_run(a, state) for _ in range(max(1, a.runs))]
-
-    def figure(key: str) -> int | list[int]:
-        values = sorted({r[key] for r in runs})
-        return values[0] if len(values) == 1 else values  # a list means runs disagreed
-
+    stored = runs[0]["stored_bytes"]
+    if any(r["stored_bytes"] != stored for r in runs):  # the same seed writes the same turn
+        stored = {"runs_disagree": [r["stored_bytes"] for r in runs]}
     print(
         json.dumps(
             {
                 "database": connection.vendor,
-                "forces": len(state.forces),
-                "units": sum(len(f.units) for f in state.forces),
-                "players": a.players,
-                "map": f"{a.width}x{a.height}",
-                "seed": a.seed,
+                **campaign_figures(a, state),
                 "runs": len(runs),
-                "resolve_turn_ms": round(statistics.median(r["resolve_ms"] for r in runs), 1),
-                "resolve_turn_min_ms": round(min(r["resolve_ms"] for r in runs), 1),
-                "queries": figure("queries"),
-                "battles": figure("battles"),
-                "after_battles_ms": round(statistics.median(r["after_ms"] for r in runs), 1),
-                "after_battles_queries": figure("after_queries"),
+                "battles": same(r["battles"] for r in runs),
+                "resolve_phases_0_2": summary(runs, "resolve"),
+                "resolve_phases_4_8": summary(runs, "after_battles"),
+                "stored_bytes": stored,
             },
             indent=2,
         )
