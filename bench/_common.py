@@ -56,15 +56,16 @@ def campaign_figures(a: argparse.Namespace, state: CampaignState) -> dict[str, A
 
 
 def orders_submit_generated(
-    *, campaign: Campaign, state: CampaignState, turn: Turn, seed: int
+    *, campaign: Campaign, state: CampaignState, turn: Turn, seed: int, unconfirmed: str = ""
 ) -> None:
     """Every player's generated orders for `turn`, saved and confirmed (the campaign does not
-    close by itself, so the last confirmation queues nothing)."""
+    close by itself, so the last confirmation queues nothing), but for the player
+    `unconfirmed`, whose orders stay open to his editor."""
     orders = generate_orders(state, seed=seed)
     for player in campaign.players.all():
         data = to_data(orders[player.key])
         data.pop("player_id")
-        orders_submit(player=player, turn=turn, data=data, confirm=True)
+        orders_submit(player=player, turn=turn, data=data, confirm=player.key != unconfirmed)
 
 
 def battle_result_data(state: CampaignState, battle_id: str) -> dict[str, Any]:

@@ -6,7 +6,8 @@
 One campaign size a run (`--forces`; issue 14 asks for 240 and 960). Creates a generated
 campaign (under a unique `bench-…` slug) in the configured database with fog of war on; a GM
 and the first player get throw-away users. Every player's generated
-orders are saved and confirmed. The pages are measured as the turn goes on:
+orders are saved and confirmed, but the measured player's, which stay open to his editor.
+The pages are measured as the turn goes on:
 
 1. turn 1 open: the orders page; one force's editor (`orders-force`, an htmx GET); saving
    that force's orders (an htmx POST of its form as the browser sends it, its current path
@@ -241,7 +242,10 @@ def pages_measure(
     assert player is not None
     bench = Bench(a.runs, clients)
     turn = turn_current(campaign=campaign)
-    orders_submit_generated(campaign=campaign, state=state, turn=turn, seed=a.seed)
+    # the measured player's orders stay unconfirmed: his editor opens as a player sees it
+    orders_submit_generated(
+        campaign=campaign, state=state, turn=turn, seed=a.seed, unconfirmed=player.key
+    )
     edited = orders_open(bench, campaign, player)
     turn_close(turn=turn, seed=a.seed)
     battles = len(turn_resolve(turn_id=turn.pk).pending)
