@@ -8,7 +8,8 @@ delete per table, touching only rows that changed.
 
 from __future__ import annotations
 
-from collections import defaultdict
+import threading
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -467,9 +468,30 @@ def state_to_data(state: R.CampaignState) -> Any:
     return to_data(state)
 
 
+_DECODED: OrderedDict[tuple[int, Any], R.CampaignState] = OrderedDict()
+_DECODED_MAX = 8  # states; a 960-force state is a few megabytes of objects
+_DECODED_LOCK = threading.Lock()
+
+
 def state_before(resolution: TurnResolution) -> R.CampaignState:
-    """The state a stored resolution started from."""
-    return state_from_data(resolution.state_before, "state_before")
+    """The state a stored resolution started from. A stored resolution is never changed
+    (only created), so the few states last decoded are kept in this process, keyed by the
+    row and when it was written: a report or a battle's pages read the same one for each of
+    their parts, and decoding a big state costs more than the rest of the page."""
+    if resolution.pk is None or "created_at" in resolution.get_deferred_fields():
+        return state_from_data(resolution.state_before, "state_before")
+    key = (resolution.pk, resolution.created_at)
+    with _DECODED_LOCK:
+        state = _DECODED.get(key)
+        if state is not None:
+            _DECODED.move_to_end(key)
+            return state
+    state = state_from_data(resolution.state_before, "state_before")
+    with _DECODED_LOCK:
+        _DECODED[key] = state
+        while len(_DECODED) > _DECODED_MAX:
+            _DECODED.popitem(last=False)
+    return state
 
 
 def orders_from_data(player_key: str, data: Any, where: str = "") -> PlayerOrders:
@@ -561,7 +583,7 @@ def turn_state_after_get(*, turn: Turn) -> R.CampaignState:
             turn__number=turn.number + 1,
             stage=TurnResolution.Stage.TURN,
         )
-        .only("state_before")
+        .only("state_before", "created_at")
         .first()
     )
     if nxt is not None:

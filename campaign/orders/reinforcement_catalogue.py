@@ -109,7 +109,7 @@ def _initial_state(campaign: Campaign) -> CampaignState | None:
     first = (
         TurnResolution.objects.filter(turn__campaign=campaign)
         .order_by("turn__number", "pk")
-        .only("state_before")
+        .only("state_before", "created_at")
         .first()
     )
     if first is None:
