@@ -456,32 +456,37 @@ def _force_line(
     )
 
 
-def pack_sheets_list(*, battles: Sequence[Battle]) -> list[PackSheet]:
+def pack_sheets_list(
+    *, battles: Sequence[Battle], state: CampaignState | None = None
+) -> list[PackSheet]:
     """The packs of `battles` (the caller has checked the viewer may see them). Battles of
-    one turn share one read of its resolutions, one state and one read of the names."""
+    one turn share one read of its resolutions, one state and one read of the names.
+    `state`: the battle-time state (`adapters.battle_state_get`) of their one turn, when the
+    caller has read it already."""
     parts: dict[int, tuple[BattleNames, People, list[Mapping[str, Any]]]] = {}
     out: list[PackSheet] = []
     for b in battles:
         if b.turn_id not in parts:
-            parts[b.turn_id] = _turn_parts(b, resolutions_get(b.turn))
+            parts[b.turn_id] = _turn_parts(b, resolutions_get(b.turn), state)
         roster, people, ledger = parts[b.turn_id]
         out.append(_sheet(b, roster, people, _pack_rolls(b, ledger)))
     return out
 
 
 def _turn_parts(
-    battle: Battle, stages: Mapping[str, TurnResolution]
+    battle: Battle, stages: Mapping[str, TurnResolution], state: CampaignState | None = None
 ) -> tuple[BattleNames, People, list[Mapping[str, Any]]]:
     """What the packs of one turn share: the battle-time roster, the names of sides and
     players, and the Phases 0–2 ledger."""
     after = stages.get(TurnResolution.Stage.AFTER)
     # the state the battle was fought from: the one Phases 4–8 started from once they have
     # run, the campaign rows while the turn waits for its battles
-    state = (
-        adapters.state_before(after)
-        if after is not None
-        else adapters.battle_state_get(battle=battle)
-    )
+    if state is None:
+        state = (
+            adapters.state_before(after)
+            if after is not None
+            else adapters.battle_state_get(battle=battle)
+        )
     roster = BattleNames(state)
     turn_stage = stages.get(TurnResolution.Stage.TURN)
     ledger = list(turn_stage.ledger) if turn_stage is not None else []
@@ -493,8 +498,8 @@ def _pack_rolls(battle: Battle, ledger: Iterable[Mapping[str, Any]]) -> list[Map
     return [e for e in ledger if str(e.get("purpose", "")).startswith(prefix)]
 
 
-def pack_sheet_get(*, battle: Battle) -> PackSheet:
-    return pack_sheets_list(battles=[battle])[0]
+def pack_sheet_get(*, battle: Battle, state: CampaignState | None = None) -> PackSheet:
+    return pack_sheets_list(battles=[battle], state=state)[0]
 
 
 def sheet_for(battle: Battle, stages: Mapping[str, TurnResolution]) -> PackSheet:

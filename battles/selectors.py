@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from battles.models import Battle, BattleAudit, BattlePhoto, WhatIfOdds
 from battles.rights import CLOCK_ACTIONS, SETTLED, battle_entered_side_get
-from battles.roster import SIDE_KEYS, battle_roster_get
+from battles.roster import SIDE_KEYS, Roster, battle_roster_get
 from campaign.models import Campaign, Side, Turn
 from campaign.selectors import user_label
 from rules import (
@@ -181,12 +181,13 @@ def battle_odds_hash(*, battle: Battle, inp: BattleInput | None = None) -> str:
     return _sha256({"pack": battle.pack, "rosters": _input_data(inp)})
 
 
-def battle_odds_get(*, battle: Battle) -> dict[str, Any] | None:
+def battle_odds_get(*, battle: Battle, roster: Roster | None = None) -> dict[str, Any] | None:
     """The cached odds of the battle, or None when missing or computed for another version of
-    its pack and rosters."""
+    its pack and rosters (`roster`: the battle's, when the caller has it already)."""
     if not battle.odds or not battle.odds_pack_hash:
         return None
-    if battle.odds_pack_hash != battle_odds_hash(battle=battle):
+    inp = battle_input_from_state(roster.state, roster.pending) if roster is not None else None
+    if battle.odds_pack_hash != battle_odds_hash(battle=battle, inp=inp):
         return None
     return cast(dict[str, Any], battle.odds)  # a JSONField: the odds `_simulate` stored
 

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET
 
 from battles.models import Battle
 from battles.packs import battle_get_for_viewer
-from battles.roster import battle_roster_get
+from battles.roster import Roster, battle_roster_get
 from battles.selectors import battle_odds_get
 from battles.tasks import battle_odds_task
 from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer
@@ -49,16 +49,19 @@ def odds_rows(odds: dict[str, Any], names: dict[str, str]) -> list[dict[str, Any
     return rows
 
 
-def odds_context(viewer: Viewer, battle: Battle, *, predicted: bool = False) -> dict[str, Any]:
+def odds_context(
+    viewer: Viewer, battle: Battle, *, predicted: bool = False, roster: Roster | None = None
+) -> dict[str, Any]:
     """The panel's context; enqueues the computation when the odds are missing or stale.
     `predicted`: shown beside a result already entered ("what the engine would have
-    predicted")."""
-    odds = battle_odds_get(battle=battle)
+    predicted"); `roster`: the battle's, when the page has read it already."""
+    odds = battle_odds_get(battle=battle, roster=roster)
     if odds is None:
         enqueue_on_commit(battle_odds_task, battle.pk)
     rows = []
     if odds is not None:
-        names = {s.key: s.name for s in battle_roster_get(battle=battle).sides}
+        roster = roster or battle_roster_get(battle=battle)
+        names = {s.key: s.name for s in roster.sides}
         rows = odds_rows(odds, names)
     url = reverse("battles:odds", args=[viewer.campaign.slug, battle.key])
     return {

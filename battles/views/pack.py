@@ -21,7 +21,9 @@ from battles.packs import (
     pack_sheet_get,
     pack_sheets_list,
 )
+from battles.roster import battle_roster_get
 from battles.views.odds import odds_context
+from campaign import adapters
 from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer
 
 
@@ -44,16 +46,17 @@ def pack(request: HtmxHttpRequest, slug: str, key: str) -> HttpResponse:
     battle = battle_get_for_viewer(viewer=viewer, key=key)
     if battle is None:
         raise Http404("No such battle.")
+    state = adapters.battle_state_get(battle=battle)  # read once: the sheet and the odds
     context = {
         "campaign": viewer.campaign,
         "viewer": viewer,
         "battle": battle,
-        "sheet": pack_sheet_get(battle=battle),
+        "sheet": pack_sheet_get(battle=battle, state=state),
         "result_url": result_url(viewer, battle),
     }
     if request.htmx:
         return render(request, "battles/pack.html#pack-sheet", context)
-    context |= odds_context(viewer, battle)
+    context |= odds_context(viewer, battle, roster=battle_roster_get(battle=battle, state=state))
     return render(request, "battles/pack.html", context)
 
 
