@@ -18,8 +18,6 @@ from campaign import adapters
 from campaign.access import Viewer
 from campaign.fog import Ghost, map_view_for
 from campaign.labels import STATUS, TERRITORY, features_label, label
-from campaign.map.build import map_model
-from campaign.map.model import Clickable, MapModel
 from campaign.models import Orders, Player, Turn
 from campaign.orders.event_targets import EventChoices, event_choices_for_player
 from campaign.orders.regroup_lines import RegroupLine, regroup_lines
@@ -167,9 +165,10 @@ def _snow(state: CampaignState, square: Coord) -> int:
 
 
 def force_cards_list_for_player(
-    *, state: CampaignState, player_key: str, orders: PlayerOrders
+    *, state: CampaignState, player_key: str, orders: PlayerOrders, only: str | None = None
 ) -> list[ForceCard]:
-    """The player's forces in the state's order, each with its saved orders and legal squares."""
+    """The player's forces in the state's order, each with its saved orders and legal squares
+    (`only`: that force's card alone)."""
     return [
         ForceCard(
             force=f,
@@ -181,7 +180,7 @@ def force_cards_list_for_player(
             weather_magic=has_weather_magic(state, f),
         )
         for f in state.forces
-        if f.owner == player_key
+        if f.owner == player_key and (only is None or f.id == only)
     ]
 
 
@@ -256,6 +255,7 @@ class OrdersPage:
     enemy: EnemyPicture
     surrendered: bool = False
     others_unconfirmed: int = 0  # active players besides this one who have not confirmed
+    partial: bool = False  # `forces` holds one card (an htmx answer about one force)
 
     @property
     def editable(self) -> bool:
@@ -267,7 +267,11 @@ class OrdersPage:
         return self.row is not None and self.row.status == Orders.Status.CONFIRMED
 
     def card(self, force_key: str) -> ForceCard | None:
-        return next((c for c in self.forces if c.key == force_key), None)
+        found = next((c for c in self.forces if c.key == force_key), None)
+        if found is None and self.partial:  # another of his forces, built when asked for
+            more = _cards(self.state, self.player.key, self.orders, self.enemy, force_key)
+            found = more[0] if more else None
+        return found
 
     @property
     def may_sack(self) -> bool:
@@ -296,12 +300,32 @@ class OrdersPage:
         return self.state.options.initiative_method == "by-army"
 
 
+def _cards(
+    state: CampaignState,
+    player_key: str,
+    orders: PlayerOrders,
+    enemy: EnemyPicture,
+    only: str | None = None,
+) -> list[ForceCard]:
+    return [
+        replace(card, enemies=enemy_choices(card, enemy.forces), enemies_seen=len(enemy.forces))
+        for card in force_cards_list_for_player(
+            state=state, player_key=player_key, orders=orders, only=only
+        )
+    ]
+
+
 def orders_page_get_for_player(
-    *, viewer: Viewer, turn: Turn, state: CampaignState | None = None
+    *,
+    viewer: Viewer,
+    turn: Turn,
+    state: CampaignState | None = None,
+    only: str | None = None,
 ) -> OrdersPage:
     """The orders page of the viewer's own army for `turn` (a player viewer only). `state`:
     the campaign's state as this request already read it (saving orders does not change it),
-    so that a save decodes the campaign once, not once per step."""
+    so that a save decodes the campaign once, not once per step. `only`: an htmx answer
+    about that one force builds its card alone (the others when asked for)."""
     player = viewer.player
     assert player is not None
     if state is None:
@@ -309,10 +333,7 @@ def orders_page_get_for_player(
     row = orders_get_for_player(player=player, turn=turn)
     orders = player_orders_get(player=player, row=row)
     enemy = enemy_picture_get_for_viewer(viewer=viewer, state=state)
-    cards = [
-        replace(card, enemies=enemy_choices(card, enemy.forces), enemies_seen=len(enemy.forces))
-        for card in force_cards_list_for_player(state=state, player_key=player.key, orders=orders)
-    ]
+    cards = _cards(state, player.key, orders, enemy, only)
     me = next((p for p in state.players if p.id == player.key), None)
     others = [p.id for p in state.players if not p.surrendered and p.id != player.key]
     confirmed = Orders.objects.filter(
@@ -328,6 +349,7 @@ def orders_page_get_for_player(
         enemy=enemy,
         surrendered=bool(me and me.surrendered),
         others_unconfirmed=len(others) - confirmed,
+        partial=only is not None,
     )
 
 
@@ -492,102 +514,3 @@ def force_test_chances_get(
         outcomes=outcomes,
         refused=refused,
     )
-
-
-# --- the map for drawing a path --------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NextStep:
-    square: Coord
-    features: frozenset[Feature]
-    territory: Territory
-    zoc: bool  # entering it stops the force or brings contact (R6.6.3)
-    enemy: bool  # a visible enemy force stands there: entering it is contact (R6.7.1)
-
-    @property
-    def value(self) -> str:
-        return f"{self.square[0]},{self.square[1]}"
-
-    @property
-    def label(self) -> str:
-        parts = [square_label(self.square), features_label(self.features)]
-        parts.append(label(TERRITORY, self.territory))
-        if self.enemy:
-            parts.append(_("an enemy force: contact"))
-        elif self.zoc:
-            parts.append(_("enemy zone of control"))
-        return ", ".join(parts)
-
-
-@dataclass(frozen=True)
-class PathMap:
-    """The map for drawing one force's path, and the squares its next step may take."""
-
-    map: MapModel
-    next_steps: tuple[NextStep, ...]
-    legal: frozenset[Coord]  # the squares a path may use under the order asked for
-
-
-def legal_under(
-    state: CampaignState, card: ForceCard, requested: Status | None
-) -> frozenset[Coord]:
-    """The squares the force's path may use if it gets the order it asks for (a Defend
-    force asking for Probe may move); as it stands when it asks for nothing or for Defend:
-    a force asking for Defend moves only if its test fails into a reaction (R5.2 results
-    1–3), so its path is conditional (R6.4.4)."""
-    if requested is None or requested is card.force.status or requested is Status.DEFEND:
-        return card.legal
-    return frozenset(legal_moves(state, replace(card.force, status=requested)))
-
-
-def path_map_get(
-    *,
-    viewer: Viewer,
-    page: OrdersPage,
-    card: ForceCard,
-    path: tuple[Coord, ...],
-    clickable: Clickable,
-    error_index: int | None = None,
-    requested: Status | None = None,
-) -> PathMap:
-    """The campaign map as this player sees it (fog of war applied by `campaign.map.build`),
-    with the force's legal squares under the order it asks for, the next steps, visible
-    enemies' zones of control, the path and a refused step highlighted. Every highlight comes
-    from what the player may know."""
-    state = page.state
-    legal = legal_under(state, card, requested)
-    last = path[-1] if path else card.square
-    nexts = (
-        sorted(
-            (n for n in state.map.neighbours(last) if n in legal),
-            key=lambda c: (c[1], c[0]),
-        )
-        if len(path) < 3
-        else []
-    )
-    refused = (
-        [path[error_index]] if error_index is not None and 0 <= error_index < len(path) else []
-    )
-    every = ((x, y) for y in range(state.map.height) for x in range(state.map.width))
-    highlight = {
-        "out": [sq for sq in every if sq not in legal and sq != card.square],
-        "legal": legal,
-        "next": nexts,
-        "enemy-zoc": page.enemy.zoc,
-        "path": [sq for sq in path if state.map.on_map(sq)],
-        "refused": [sq for sq in refused if state.map.on_map(sq)],
-        "selected": [card.square],
-    }
-    model = map_model(viewer=viewer, state=state, highlight=highlight, clickable=clickable)
-    steps = tuple(
-        NextStep(
-            n,
-            state.map.features_at(n),
-            state.territory(page.player.key, n),
-            n in page.enemy.zoc,
-            n in page.enemy.squares,
-        )
-        for n in nexts
-    )
-    return PathMap(model, steps, legal)

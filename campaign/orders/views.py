@@ -38,13 +38,13 @@ from campaign.orders.forms import (
     squares_parse,
     status_error,
 )
+from campaign.orders.path_map import path_map_get
 from campaign.orders.selectors import (
     ForceCard,
     OrdersPage,
     force_test_chances_get,
     orders_list_for_gm,
     orders_page_get_for_player,
-    path_map_get,
     square_label,
 )
 from campaign.orders.services import (
@@ -73,11 +73,15 @@ def _turn_closed_message(turn: Turn) -> str:
     ) % {"number": turn.number, "status": turn.get_status_display().lower()}
 
 
-def _player_page(request: HttpRequest, slug: str) -> tuple[Viewer, OrdersPage]:
+def _player_page(
+    request: HttpRequest, slug: str, force_key: str | None = None
+) -> tuple[Viewer, OrdersPage]:
+    """The viewer's orders page; an htmx request about `force_key` builds its card alone."""
     viewer = campaign_viewer(request, slug)
     require_player(viewer)
     turn = turn_current(campaign=viewer.campaign)
-    return viewer, orders_page_get_for_player(viewer=viewer, turn=turn)
+    only = force_key if force_key and getattr(request, "htmx", False) else None
+    return viewer, orders_page_get_for_player(viewer=viewer, turn=turn, only=only)
 
 
 def _card_or_404(page: OrdersPage, force_key: str) -> ForceCard:
@@ -198,7 +202,7 @@ def orders(request: HttpRequest, slug: str) -> HttpResponse:
 def orders_force(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpResponse:
     """One force's orders: GET the editor (or, with `view=summary`, the summary card), POST
     save them (or, with `clear`, remove them)."""
-    viewer, page = _player_page(request, slug)
+    viewer, page = _player_page(request, slug, force_key)
     card = _card_or_404(page, force_key)
     if request.method == "GET":
         if request.GET.get("view") == "summary":
@@ -241,7 +245,7 @@ def orders_path(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpResp
     """A click on the path map (or on a step of the path list): the server adds or removes
     the step, checks the whole of the orders and saves them, together with the rest of the
     force's form. A refused step stays on the map, marked, with the error beside the path."""
-    viewer, page = _player_page(request, slug)
+    viewer, page = _player_page(request, slug, force_key)
     card = _card_or_404(page, force_key)
     data = request.POST.copy()
     try:
@@ -377,7 +381,9 @@ def _after_save(
         target = "campaign:orders" if summary else "campaign:orders-force"
         args = (slug,) if summary else (slug, force_key)
         return HttpResponseRedirect(f"{reverse(target, args=args)}#orders-force-{force_key}")
-    page = orders_page_get_for_player(viewer=viewer, turn=saved.orders.turn, state=state)
+    page = orders_page_get_for_player(
+        viewer=viewer, turn=saved.orders.turn, state=state, only=force_key
+    )
     card = _card_or_404(page, force_key)
     if summary:
         ctx: dict[str, Any] = {"card": card}
@@ -410,7 +416,7 @@ def _refused(
 @require_GET
 def orders_probability(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpResponse:
     """The exact chances of the force test (R5.2) if this force asks for `change_to` now."""
-    viewer, page = _player_page(request, slug)
+    viewer, page = _player_page(request, slug, force_key)
     card = _card_or_404(page, force_key)
     requested = request.GET.get("change_to") or ""
     try:
@@ -466,7 +472,7 @@ def orders_odds(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpResp
     simulated battles. The enemy is modelled from what the side sees of it (figures and
     status), never from its hidden roster. The odds are computed by a Celery task and cached;
     until they are in, the panel polls this URL (`poll` counts the polls)."""
-    viewer, page = _player_page(request, slug)
+    viewer, page = _player_page(request, slug, force_key)
     card = _card_or_404(page, force_key)
     status = _order_status(request.GET.get("status", ""))
     # a hidden enemy force is as unknown here as one that does not exist
