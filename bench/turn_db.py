@@ -4,9 +4,11 @@
         --width 64 --height 64 --players 12 --forces 240 --units-per-force 10 --seed 1 --runs 5
 
 Each run creates a fresh generated campaign (under a unique `bench-…` slug) in the configured
-database, submits the generated orders of every player, closes the turn, and measures
-`campaign.turns.services.turn_resolve` (Phases 0–2). It then records a result for every
-pending battle (side "a" wins; not measured) and measures `turn_resolve_after_battles`
+database and plays `--turns` turns (2 by default: the first turn stores its state whole,
+later ones a delta of the one before); of the last it submits the generated orders of every
+player, closes the turn, and measures `campaign.turns.services.turn_resolve` (Phases 0–2).
+It then records a result for every pending battle (side "a" wins; not measured) and measures
+`turn_resolve_after_battles`
 (Phases 4–8). Each measure gives the wall time and this process's CPU time
 (`time.process_time`: PostgreSQL's own work is not in it, and a busy host disturbs it less),
 as min / median / max over `--runs`, and the SQL statements run. `stored_bytes` is what the
@@ -55,9 +57,10 @@ from bench._common import (  # noqa: E402
     state_generate,
 )
 from campaign.adapters import state_current  # noqa: E402
-from campaign.models import Turn, TurnResolution  # noqa: E402
+from campaign.models import Campaign, StoredMap, Turn, TurnResolution  # noqa: E402
 from campaign.selectors import turn_current  # noqa: E402
 from campaign.setup.services import campaign_create, campaign_delete  # noqa: E402
+from campaign.stored_states import CHAIN_MAX  # noqa: E402
 from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles  # noqa: E402
 from rules.types import CampaignState  # noqa: E402
 
@@ -115,28 +118,40 @@ def stored_bytes(turn: Turn) -> dict[str, dict[str, int]]:
     return out
 
 
+def one_turn(campaign: Campaign, state: CampaignState, seed: int) -> dict[str, Any]:
+    turn = turn_current(campaign=campaign)
+    orders_submit_generated(campaign=campaign, state=state, turn=turn, seed=seed)
+    turn_close(turn=turn, seed=seed)
+
+    pending: list[str] = []
+    resolve = timed(lambda: pending.extend(turn_resolve(turn_id=turn.pk).pending))
+
+    after = state_current(campaign=campaign)  # with the carry: the pending battles
+    for battle in Battle.objects.filter(turn=turn):
+        battle_result_record(battle=battle, data=battle_result_data(after, battle.key))
+
+    after_battles = timed(lambda: turn_resolve_after_battles(turn_id=turn.pk))
+    return {
+        "resolve": resolve,
+        "after_battles": after_battles,
+        "battles": len(pending),
+        "stored_bytes": stored_bytes(turn),
+    }
+
+
 def one_run(a: argparse.Namespace, state: CampaignState) -> dict[str, Any]:
+    """`--turns` turns of a new campaign: the last one measured (the first stores its state
+    whole, later ones a delta of the one before)."""
     slug = f"bench-{uuid.uuid4().hex[:12]}"
     campaign = campaign_create(slug=slug, name=f"Benchmark {slug}", state=state)
     try:
-        turn = turn_current(campaign=campaign)
-        orders_submit_generated(campaign=campaign, state=state, turn=turn, seed=a.seed)
-        turn_close(turn=turn, seed=a.seed)
-
-        pending: list[str] = []
-        resolve = timed(lambda: pending.extend(turn_resolve(turn_id=turn.pk).pending))
-
-        after = state_current(campaign=campaign)  # with the carry: the pending battles
-        for battle in Battle.objects.filter(turn=turn):
-            battle_result_record(battle=battle, data=battle_result_data(after, battle.key))
-
-        after_battles = timed(lambda: turn_resolve_after_battles(turn_id=turn.pk))
-        return {
-            "resolve": resolve,
-            "after_battles": after_battles,
-            "battles": len(pending),
-            "stored_bytes": stored_bytes(turn),
-        }
+        for n in range(max(1, a.turns)):
+            if n:
+                campaign.refresh_from_db()
+                state = state_current(campaign=campaign)
+            out = one_turn(campaign, state, a.seed + n)
+        out["stored_map_bytes"] = json_bytes(StoredMap.objects.filter(campaign=campaign), "data")
+        return out
     finally:
         campaign_delete(campaign=campaign)  # this campaign only, by its row
 
@@ -152,6 +167,7 @@ def summary(runs: list[dict[str, Any]], key: str) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     campaign_arguments(p, runs=5)
+    p.add_argument("--turns", type=int, default=2, help="turns played; the last is measured")
     a = p.parse_args(argv)
     state = state_generate(a)
     runs = [one_run(a, state) for _ in range(max(1, a.runs))]
@@ -167,7 +183,12 @@ def main(argv: list[str] | None = None) -> int:
                 "battles": same(r["battles"] for r in runs),
                 "resolve_phases_0_2": summary(runs, "resolve"),
                 "resolve_phases_4_8": summary(runs, "after_battles"),
+                "turns": a.turns,
                 "stored_bytes": stored,
+                # once per campaign and map version, not per turn
+                "stored_map_bytes": runs[0]["stored_map_bytes"],
+                # a resolution's state is stored whole every CHAIN_MAX stages, else as a delta
+                "chain_max": CHAIN_MAX,
             },
             indent=2,
         )

@@ -8,8 +8,7 @@ delete per table, touching only rows that changed.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -18,6 +17,7 @@ from django.db import models
 
 import rules as R
 from battles.models import Battle
+from campaign import stored_states
 from campaign.bulk import rows_sync
 from campaign.models import (
     Campaign,
@@ -33,6 +33,8 @@ from campaign.models import (
     Unit,
 )
 from campaign.selectors import turn_current
+from campaign.stored_states import state_before as state_before  # re-exported: the seam
+from campaign.stored_states import states_before as states_before
 from rules import BattlePack, PendingBattle, PlayerOrders, from_data, to_data
 
 # --- reading ---------------------------------------------------------------------------------
@@ -468,30 +470,14 @@ def state_to_data(state: R.CampaignState) -> Any:
     return to_data(state)
 
 
-_DECODED: OrderedDict[tuple[int, Any], R.CampaignState] = OrderedDict()
-_DECODED_MAX = 8  # states; a 960-force state is a few megabytes of objects
-_DECODED_LOCK = threading.Lock()
-
-
-def state_before(resolution: TurnResolution) -> R.CampaignState:
-    """The state a stored resolution started from. A stored resolution is never changed
-    (only created), so the few states last decoded are kept in this process, keyed by the
-    row and when it was written: a report or a battle's pages read the same one for each of
-    their parts, and decoding a big state costs more than the rest of the page."""
-    if resolution.pk is None or "created_at" in resolution.get_deferred_fields():
-        return state_from_data(resolution.state_before, "state_before")
-    key = (resolution.pk, resolution.created_at)
-    with _DECODED_LOCK:
-        state = _DECODED.get(key)
-        if state is not None:
-            _DECODED.move_to_end(key)
-            return state
-    state = state_from_data(resolution.state_before, "state_before")
-    with _DECODED_LOCK:
-        _DECODED[key] = state
-        while len(_DECODED) > _DECODED_MAX:
-            _DECODED.popitem(last=False)
-    return state
+def resolution_state_fields(*, campaign: Campaign, state: R.CampaignState) -> dict[str, Any]:
+    """The fields a new resolution of `campaign` stores of the state it starts from (a
+    delta of the resolution before it, the map by reference; where each force stands)."""
+    data = state_to_data(state)
+    return {
+        "state_before": stored_states.state_stored(campaign=campaign, data=data),
+        "squares_before": stored_states.squares_of(data),
+    }
 
 
 def orders_from_data(player_key: str, data: Any, where: str = "") -> PlayerOrders:
@@ -549,7 +535,7 @@ def stage_states_list(*, campaign: Campaign, number: int | None = None) -> list[
         qs = qs.filter(turn__number__in=[number, number + 1])
     order = TurnResolution.STAGE_ORDER
     rs = sorted(qs, key=lambda r: (r.turn.number, order.get(r.stage, 9)))
-    befores = [state_before(r) for r in rs]
+    befores = states_before(rs)
     current: R.CampaignState | None = None
     out = []
     for i, r in enumerate(rs):

@@ -8,7 +8,7 @@ per campaign, so that a state, an export and the ledger all speak of the same th
 from __future__ import annotations
 
 import hashlib
-from typing import Any, ClassVar
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -469,41 +469,6 @@ class Orders(models.Model):
         return f"{self.player} · {self.turn}"
 
 
-class TurnResolution(models.Model):
-    """What one resolution did, kept so the turn can be replayed and checked: the state it
-    started from, its inputs (orders or battle results), the seed, the ledger and events."""
-
-    class Stage(models.TextChoices):
-        TURN = "turn", _("Phases 0–2")
-        AFTER = "after-battles", _("Phases 4–8")
-
-    # Phases 0–2 run before Phases 4–8: the order stages are exported and replayed in
-    STAGE_ORDER: ClassVar[dict[str, int]] = {Stage.TURN: 0, Stage.AFTER: 1}
-    # `inputs` key of a Phases 4–8 run given its dice (tests): the values it used, which the
-    # replay check re-uses (and says so)
-    SCRIPTED_DICE = "scripted-dice"
-
-    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="resolutions")
-    stage = models.CharField(max_length=20, choices=Stage.choices)
-    seed = models.BigIntegerField()
-    state_before = models.JSONField()
-    inputs = models.JSONField()
-    ledger = models.JSONField()
-    events = models.JSONField()
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["turn", "created_at"]
-        constraints = [
-            models.UniqueConstraint(fields=["turn", "stage"], name="one_resolution_per_stage"),
-        ]
-        verbose_name = _("turn resolution")
-        verbose_name_plural = _("turn resolutions")
-
-    def __str__(self) -> str:
-        return f"{self.turn} · {self.get_stage_display()}"
-
-
 class Sighting(models.Model):
     """The last time a side saw an enemy force (fog of war: "last seen N turns ago")."""
 
@@ -592,3 +557,9 @@ class SetupRoll(models.Model):
 
     def __str__(self) -> str:
         return f"{self.campaign} · {self.get_kind_display()}: {self.result}"
+
+
+# the rows a resolution leaves (below the rest: they point at them)
+from campaign.records import StoredMap, TurnResolution  # noqa: E402
+
+__all__ = ["StoredMap", "TurnResolution"]

@@ -32,7 +32,7 @@ from typing import Any, cast
 from django.contrib.auth import get_user_model
 
 from battles.models import Battle
-from campaign import adapters
+from campaign import adapters, stored_states
 from campaign.access import Viewer
 from campaign.exchange import records
 from campaign.exchange.parts import PARTS, moments
@@ -168,12 +168,14 @@ def _turns(
             **moments(times, saved_at=o.saved_at, confirmed_at=o.confirmed_at),
         }
     resolutions_by_turn: dict[int, list[dict[str, Any]]] = {t.pk: [] for t in turns}
-    for r in TurnResolution.objects.filter(turn__campaign=campaign):
+    rows = list(TurnResolution.objects.filter(turn__campaign=campaign))
+    befores = stored_states.states_data_of(rows)  # stored as deltas: exported whole
+    for r in rows:
         resolutions_by_turn[r.turn_id].append(
             {
                 "stage": r.stage,
                 "seed": r.seed,
-                "state_before": r.state_before,
+                "state_before": befores[r.pk],
                 "inputs": r.inputs,
                 "ledger": r.ledger,
                 "events": r.events,

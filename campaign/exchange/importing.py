@@ -22,7 +22,7 @@ from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 
 from battles.models import Battle, BattlePhoto
-from campaign import adapters
+from campaign import adapters, stored_states
 from campaign.errors import ServiceError
 from campaign.exchange import records
 from campaign.exchange.export import FORMAT, VERSIONS_READ, clock_from_carry
@@ -252,6 +252,7 @@ def _turns_create(
             stage=choice(TurnResolution.Stage, r["stage"], "resolution stage"),
             seed=r["seed"],
             state_before=r["state_before"],
+            squares_before=stored_states.squares_of(r["state_before"]),
             inputs=r["inputs"],
             ledger=r["ledger"],
             events=r["events"],
@@ -260,6 +261,10 @@ def _turns_create(
     ]
     TurnResolution.objects.bulk_create(resolutions)
     moments_restore(TurnResolution, resolutions, [r for _t, r in resolution_rows], "created_at")
+    order = TurnResolution.STAGE_ORDER
+    line = sorted(resolutions, key=lambda r: (r.turn.number, order.get(r.stage, 9)))
+    stored_states.line_compact(campaign, line)  # exported whole, stored as deltas
+    TurnResolution.objects.bulk_update(line, ["state_before"], batch_size=50)
     return turns
 
 

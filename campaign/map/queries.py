@@ -49,27 +49,16 @@ def last_turn_get(campaign_id: int, *, jsonpath: bool | None = None) -> LastTurn
     if jsonpath is None:
         jsonpath = connections[qs.db].vendor == "postgresql"
     if jsonpath:
-        rows = [
-            (turn_id, number, stage, events, dict(zip(ids, squares, strict=True)))
-            for turn_id, number, stage, events, ids, squares in qs.annotate(
-                map_events=_JsonPath("events", _EVENTS_PATH),
-                force_ids=_JsonPath("state_before", "$.forces[*].id"),
-                force_squares=_JsonPath("state_before", "$.forces[*].square"),
-            ).values_list(
-                "turn_id", "turn__number", "stage", "map_events", "force_ids", "force_squares"
+        rows = list(
+            qs.annotate(map_events=_JsonPath("events", _EVENTS_PATH)).values_list(
+                "turn_id", "turn__number", "stage", "map_events", "squares_before"
             )
-        ]
+        )
     else:
         rows = [
-            (
-                turn_id,
-                number,
-                stage,
-                [e for e in events if e.get("type") in _MAP_EVENTS],
-                {f["id"]: f["square"] for f in before.get("forces", ())},
-            )
-            for turn_id, number, stage, events, before in qs.values_list(
-                "turn_id", "turn__number", "stage", "events", "state_before"
+            (turn_id, number, stage, [e for e in events if e.get("type") in _MAP_EVENTS], start)
+            for turn_id, number, stage, events, start in qs.values_list(
+                "turn_id", "turn__number", "stage", "events", "squares_before"
             )
         ]
     if not rows:

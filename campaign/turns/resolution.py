@@ -72,7 +72,7 @@ def phases_0_2_run(turn: Turn) -> Resolution:
         turn=turn,
         stage=TurnResolution.Stage.TURN,
         seed=seed,
-        state_before=adapters.state_to_data(state),
+        **adapters.resolution_state_fields(campaign=campaign, state=state),
         inputs={pid: adapters.orders_to_data(po) for pid, po in sorted(orders.items())},
         ledger=ledger,
         events=events,
@@ -111,7 +111,7 @@ def phases_4_8_run(turn: Turn, dice: Dice | None = None) -> Resolution:
         turn=turn,
         stage=TurnResolution.Stage.AFTER,
         seed=seed,
-        state_before=adapters.state_to_data(state),
+        **adapters.resolution_state_fields(campaign=campaign, state=state),
         inputs=inputs,
         ledger=ledger,
         events=events,
@@ -119,7 +119,8 @@ def phases_4_8_run(turn: Turn, dice: Dice | None = None) -> Resolution:
     adapters.state_save(campaign=campaign, state=out.state)
     fog.sightings_record(campaign=campaign, state=out.state)
     now = timezone.now()
-    claims.finish(turn, status=Turn.Status.RESOLVED, resolved_at=now)
+    # the carry served Phases 4–8 only; the resolution keeps what they started from
+    claims.finish(turn, status=Turn.Status.RESOLVED, resolved_at=now, carry={})
     if not out.state.ended:
         following = Turn.objects.create(
             campaign=campaign, number=out.state.turn, status=Turn.Status.OPEN, opened_at=now

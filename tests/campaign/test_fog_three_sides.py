@@ -45,7 +45,7 @@ from django.test import Client
 from django.urls import reverse
 
 from battles.models import Battle, BattlePhoto
-from campaign.adapters import state_current, state_from_data
+from campaign.adapters import state_current, states_before
 from campaign.fog import visible_force_keys
 from campaign.models import Membership, Player, Sighting, Turn, TurnResolution
 from campaign.selectors import turn_current
@@ -259,7 +259,7 @@ class Known:
 def known_of(campaign) -> Known:
     state = state_current(campaign=campaign)
     resolutions = list(TurnResolution.objects.filter(turn__campaign=campaign))
-    states = [state] + [state_from_data(r.state_before) for r in resolutions]
+    states = [state, *states_before(resolutions)]
     forces: dict[str, Force] = {}
     side_of_player: dict[str, str] = {}
     holding_sides: dict[str, set[str]] = {}

@@ -21,6 +21,7 @@ from campaign.map.svg import squares_path
 from campaign.models import Campaign, Membership, Sighting, Turn
 from campaign.selectors import turn_current
 from campaign.setup.invitations import membership_add, user_get_or_create
+from campaign.stored_states import state_data_of
 from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles
 
 pytestmark = pytest.mark.django_db
@@ -392,7 +393,7 @@ def test_own_moves_are_drawn_in_full(fogged, client):
     campaign, _gm, users = fogged
     turn = Turn.objects.get(campaign=campaign, number=1)
     events = turn.resolutions.get(stage="turn").events
-    before = turn.resolutions.get(stage="turn").state_before
+    before = state_data_of(turn.resolutions.get(stage="turn"))
     start = {f["id"]: tuple(f["square"]) for f in before["forces"]}
     owner = {f["id"]: f["owner"] for f in before["forces"]}
     move = next(e for e in events if e["type"] == "ForceMoved")

@@ -16,6 +16,7 @@ from campaign.errors import ServiceError, TurnBusy, TurnNotOpen
 from campaign.models import Campaign, Orders, Turn, TurnResolution
 from campaign.orders.services import InvalidOrders, orders_submit
 from campaign.selectors import turn_current
+from campaign.stored_states import state_data_of
 from campaign.turns import resolution
 from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles
 from rules.codec import to_data
@@ -232,7 +233,7 @@ def test_phases_0_2_record_the_resolution_and_wait_for_battles(campaign, submit_
     ]
     record = TurnResolution.objects.get(turn=turn)
     assert (record.stage, record.seed) == (TurnResolution.Stage.TURN, 1)
-    assert record.state_before == before
+    assert state_data_of(record) == before
     assert set(record.inputs) == {"p1", "p2", "p3", "p4"}
     assert record.ledger == resolution.ledger and record.events == resolution.events
 

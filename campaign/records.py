@@ -1,0 +1,70 @@
+"""The rows a resolution leaves behind: the stored resolution itself (so the turn can be
+replayed and checked) and the maps its stored states refer to."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class TurnResolution(models.Model):
+    """What one resolution did, kept so the turn can be replayed and checked: the state it
+    started from, its inputs (orders or battle results), the seed, the ledger and events."""
+
+    class Stage(models.TextChoices):
+        TURN = "turn", _("Phases 0–2")
+        AFTER = "after-battles", _("Phases 4–8")
+
+    # Phases 0–2 run before Phases 4–8: the order stages are exported and replayed in
+    STAGE_ORDER: ClassVar[dict[str, int]] = {Stage.TURN: 0, Stage.AFTER: 1}
+    # `inputs` key of a Phases 4–8 run given its dice (tests): the values it used, which the
+    # replay check re-uses (and says so)
+    SCRIPTED_DICE = "scripted-dice"
+
+    turn = models.ForeignKey("campaign.Turn", on_delete=models.CASCADE, related_name="resolutions")
+    stage = models.CharField(max_length=20, choices=Stage.choices)
+    seed = models.BigIntegerField()
+    # the state it started from: in full or as a delta of the resolution before it, the map
+    # by reference (campaign.stored_states reads and writes it)
+    state_before = models.JSONField()
+    # where each force stood at the start ({force: [x, y]}): what the map shows of a turn
+    squares_before = models.JSONField(default=dict, blank=True)
+    inputs = models.JSONField()
+    ledger = models.JSONField()
+    events = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["turn", "created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["turn", "stage"], name="one_resolution_per_stage"),
+        ]
+        verbose_name = _("turn resolution")
+        verbose_name_plural = _("turn resolutions")
+
+    def __str__(self) -> str:
+        return f"{self.turn} · {self.get_stage_display()}"
+
+
+class StoredMap(models.Model):
+    """One version of a campaign's map as the rules read it (`GameMap` data), which the
+    stored states of its resolutions refer to by digest instead of each holding a copy."""
+
+    campaign = models.ForeignKey(
+        "campaign.Campaign", on_delete=models.CASCADE, related_name="stored_maps"
+    )
+    digest = models.CharField(max_length=64, db_index=True)  # SHA-256 of the data's canonical JSON
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "digest"], name="one_stored_map"),
+        ]
+        verbose_name = _("stored map")
+        verbose_name_plural = _("stored maps")
+
+    def __str__(self) -> str:
+        return f"{self.campaign_id} · {self.digest[:12]}"
