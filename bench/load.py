@@ -12,13 +12,14 @@ serves it with gunicorn on a free port of 127.0.0.1 (`--workers`; `config.settin
 with a throw-away SECRET_KEY, requests carrying `X-Forwarded-Proto: https` as from the TLS
 proxy; no static files; tasks queue in memory). `--clients-per-player` clients a player log
 in by the login form, open the orders page and the map, then loop in threads: save one of
-their forces' orders (the editor's htmx POST, the form bench/pages.py posts, each client
-cycling through its forces) and load the map, until `--requests` in all or `--seconds`.
+their forces' orders (the editor's htmx POST, the form bench/pages.py posts; each client
+cycles through `--forces-per-client` of its player's forces, each saved again and again) and
+loads the map, until `--requests` in all or `--seconds`.
 
 Each save writes the client's next counter as the force's retreat preference (two squares,
 §8.4), and is acknowledged by a 200 with the editor's "Saved" note. Afterwards each force
 must hold its last acknowledged counter (or a later one whose answer never came:
-`unacknowledged_stored`), a force never saved its generated orders, and each player have one
+`unacknowledged_stored`), every other force its generated orders, and each player have one
 Orders row for the turn: `lost` counts the forces that do not, `duplicated` the rows beyond
 one a player (the unique constraint should keep it 0). With `--clients-per-player 2`, one
 player's clients save different forces of one row at once: a lost update would show.
@@ -317,12 +318,6 @@ def clients_prepare(clients: list[LoadClient]) -> None:
 # --- gunicorn --------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
 def log_tail(log: Path, lines: int = 20) -> str:
     return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
 
@@ -401,7 +396,7 @@ def postmaster() -> int | None:
 
 
 def percentile(ordered: list[float], q: float) -> float | None:
-    """Nearest rank: the smallest value with at least q % of them at or below it."""
+    # nearest rank: the smallest value with at least q % of them at or below it
     if not ordered:
         return None
     return round(ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)], 1)
@@ -461,28 +456,32 @@ def saves_check(
     turn: Turn, clients: list[LoadClient], before: dict[int, dict[str, Any]]
 ) -> dict[str, int]:
     """Whether the database holds every force's last acknowledged save, the other forces'
-    orders as they were, and one Orders row a player."""
-    rows = Orders.objects.filter(turn=turn)
+    orders as they were (every force of every player), and one Orders row a player."""
+    rows = Orders.objects.filter(turn=turn).select_related("player")
     counts = list(rows.values("player").annotate(n=Count("id")).values_list("n", flat=True))
     stored = {row.player_id: row for row in rows}
-    lost = unacknowledged_stored = 0
+    acked: dict[tuple[int, str], int] = {}  # (player, force) → its last acknowledged counter
+    unacked: dict[tuple[int, str], set[int]] = {}
     for c in clients:
-        row = stored.get(c.seat.player_pk)
+        acked |= {(c.seat.player_pk, k): n for k, n in c.acked.items()}
+        unacked |= {(c.seat.player_pk, k): sent for k, sent in c.unacked.items()}
+    lost = unacknowledged_stored = 0
+    for pk, was in before.items():
+        row = stored.get(pk)
         data = row.data if row is not None else {}
-        orders = orders_from_data(c.seat.player_key, data)
-        for key, _form in c.seat.forces:
+        orders = orders_from_data(row.player.key if row else "", data)
+        for key, saved in (was.get("forces") or {}).items():
             fo = orders.for_force(key)
-            got = None if fo is None else marker_value(fo.retreat_squares, *c.size)
-            was = (before[c.seat.player_pk].get("forces") or {}).get(key)
-            if got is not None and got == c.acked.get(key):
+            got = None if fo is None else marker_value(fo.retreat_squares, *clients[0].size)
+            if got is not None and got == acked.get((pk, key)):
                 continue
-            if got is not None and got in c.unacked.get(key, set()):
+            if got is not None and got in unacked.get((pk, key), set()):
                 unacknowledged_stored += 1  # done, though its answer never came back
-            elif key in c.acked or (data.get("forces") or {}).get(key) != was:
+            elif (pk, key) in acked or (data.get("forces") or {}).get(key) != saved:
                 lost += 1  # its last acknowledged save is not there, or it changed unasked
     return {
         "acknowledged": sum(len(c.kinds["save"].latencies) for c in clients),
-        "forces_saved": sum(len(c.acked) for c in clients),
+        "forces_saved": len(acked),
         "lost": lost,
         "duplicated": sum(n - 1 for n in counts),
         "unacknowledged_stored": unacknowledged_stored,
@@ -490,43 +489,39 @@ def saves_check(
     }
 
 
-def seats_make(
-    a: argparse.Namespace, campaign: Campaign, turn: Turn, users: list[Any]
-) -> list[Seat]:
-    """A user (added to `users`) for each player, with one password hashed once, and his
-    forces shared among his `--clients-per-player` clients."""
+def seats_make(a: argparse.Namespace, campaign: Campaign, turn: Turn) -> list[Seat]:
+    """A user for each player (`<slug>-<player>`), one password hashed once, and his forces
+    shared among his `--clients-per-player` clients."""
     User = get_user_model()
     password = secrets.token_urlsafe(16)
     hashed = make_password(password)
     seats = []
     for player in campaign.players.order_by("position"):
         user = User.objects.create(username=f"{campaign.slug}-{player.key}", password=hashed)
-        users.append(user)
         membership_add(campaign=campaign, user=user, role=Membership.Role.PLAYER, player=player)
         orders = Orders.objects.select_related("player").get(turn=turn, player=player)
         keys = sorted((orders.data or {}).get("forces") or {})
         for i in range(a.clients_per_player):
-            forces = [(k, force_post_data(orders, k)) for k in keys[i :: a.clients_per_player]]
+            mine = keys[i :: a.clients_per_player][: a.forces_per_client or None]
+            forces = [(k, force_post_data(orders, k)) for k in mine]
             if forces:
                 seats.append(Seat(user.username, password, player.pk, player.key, forces))
     return seats
 
 
 def measure(
-    a: argparse.Namespace,
-    state: CampaignState,
-    campaign: Campaign,
-    users: list[Any],
-    clients: list[LoadClient],
+    a: argparse.Namespace, state: CampaignState, campaign: Campaign, clients: list[LoadClient]
 ) -> dict[str, Any]:
-    """Orders saved, the users (into `users`) and clients (into `clients`) made, gunicorn up
-    (and stopped), the clients' run, the check."""
+    """Orders saved, the users and the clients (into `clients`) made, gunicorn up (and
+    stopped), the clients' run, the check."""
     turn = turn_current(campaign=campaign)
     orders_submit_generated(campaign=campaign, state=state, turn=turn, seed=a.seed, confirm=False)
-    seats = seats_make(a, campaign, turn, users)
+    seats = seats_make(a, campaign, turn)
     before = {o.player_id: o.data for o in Orders.objects.filter(turn=turn)}
     size = (state.map.width, state.map.height)
-    port = free_port()
+    with socket.socket() as sock:  # a free port
+        sock.bind((HOST, 0))
+        port = int(sock.getsockname()[1])
     clients += [LoadClient(s, Browser(port, a.timeout), campaign.slug, size) for s in seats]
     with tempfile.TemporaryDirectory(prefix="fw-load-") as tmp:
         log = Path(tmp, "gunicorn.log")
@@ -548,6 +543,7 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(players=6)
     p.add_argument("--workers", type=int, default=2, help="gunicorn's workers")
     p.add_argument("--clients-per-player", type=int, default=1)
+    p.add_argument("--forces-per-client", type=int, default=4, help="cycled through (0: all)")
     p.add_argument("--seconds", type=float, default=30, help="at most this long")
     p.add_argument("--requests", type=int, default=100_000, help="at most this many, in all")
     p.add_argument("--timeout", type=float, default=60, help="seconds one request may take")
@@ -557,14 +553,13 @@ def main(argv: list[str] | None = None) -> int:
     state = state_generate(a)
     tag = uuid.uuid4().hex[:12]
     campaign = None
-    users: list[Any] = []
     clients: list[LoadClient] = []
     try:
         campaign = campaign_create(
             slug=f"bench-{tag}", name=f"Benchmark {tag}", state=state, fog_of_war=True
         )
         host = campaign_figures(a, state)  # the load average before the run
-        figures = measure(a, state, campaign, users, clients)
+        figures = measure(a, state, campaign, clients)
         out = {
             "database": connection.vendor,
             **host,
@@ -574,6 +569,7 @@ def main(argv: list[str] | None = None) -> int:
             "conn_max_age": int(os.environ.get("CONN_MAX_AGE") or 0),
             "clients": len(clients),
             "clients_per_player": a.clients_per_player,
+            "forces_per_client": a.forces_per_client,
             "limits": {"seconds": a.seconds, "requests": a.requests},
             **figures,
             "lost": figures["saves"]["lost"],
@@ -584,11 +580,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench/load.py: {e}", file=sys.stderr)
         return 1
     finally:
-        if campaign is not None:
-            campaign_delete(campaign=campaign)
         sessions = [c.browser.cookies.get("sessionid", "") for c in clients]
         Session.objects.filter(session_key__in=sessions).delete()
-        get_user_model().objects.filter(pk__in=[u.pk for u in users]).delete()
+        if campaign is not None:
+            campaign_delete(campaign=campaign)
+            get_user_model().objects.filter(username__startswith=f"{campaign.slug}-").delete()
     return 0
 
 
