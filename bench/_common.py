@@ -1,5 +1,6 @@
 """What the database benchmarks share: the generated campaign they run on, the generated
-orders every player submits, a query counter and the min/median/max summary they print.
+orders every player submits, the orders editor's form as the browser posts it, a query
+counter and the min/median/max summary they print.
 
 Import it after `django.setup()` (it imports the app's services).
 """
@@ -12,22 +13,26 @@ import statistics
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from campaign.models import Campaign, Turn
+from campaign.adapters import orders_from_data
+from campaign.models import Campaign, Orders, Turn
+from campaign.orders.forms import ForceOrdersForm
 from campaign.orders.services import orders_submit
 from rules.codec import to_data
 from rules.generate import generate_campaign, generate_orders
 from rules.types import CampaignState
 
 
-def campaign_arguments(p: argparse.ArgumentParser, *, runs: int) -> None:
-    """The size of the generated campaign, its seed and the number of measured runs."""
+def campaign_arguments(p: argparse.ArgumentParser, *, runs: int | None) -> None:
+    """The size of the generated campaign, its seed and the number of measured runs (no
+    `--runs` with `runs=None`)."""
     p.add_argument("--width", type=int, default=64)
     p.add_argument("--height", type=int, default=64)
     p.add_argument("--players", type=int, default=12)
     p.add_argument("--forces", type=int, default=240)
     p.add_argument("--units-per-force", type=int, default=10)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--runs", type=int, default=runs)
+    if runs is not None:
+        p.add_argument("--runs", type=int, default=runs)
 
 
 def state_generate(a: argparse.Namespace) -> CampaignState:
@@ -56,16 +61,38 @@ def campaign_figures(a: argparse.Namespace, state: CampaignState) -> dict[str, A
 
 
 def orders_submit_generated(
-    *, campaign: Campaign, state: CampaignState, turn: Turn, seed: int, unconfirmed: str = ""
+    *,
+    campaign: Campaign,
+    state: CampaignState,
+    turn: Turn,
+    seed: int,
+    unconfirmed: str = "",
+    confirm: bool = True,
 ) -> None:
     """Every player's generated orders for `turn`, saved and confirmed (the campaign does not
     close by itself, so the last confirmation queues nothing), but for the player
-    `unconfirmed`, whose orders stay open to his editor."""
+    `unconfirmed`, whose orders stay open to his editor (everyone's, with `confirm=False`)."""
     orders = generate_orders(state, seed=seed)
     for player in campaign.players.all():
         data = to_data(orders[player.key])
         data.pop("player_id")
-        orders_submit(player=player, turn=turn, data=data, confirm=player.key != unconfirmed)
+        orders_submit(
+            player=player, turn=turn, data=data, confirm=confirm and player.key != unconfirmed
+        )
+
+
+def force_post_data(orders: Orders, force_key: str) -> dict[str, str]:
+    """The editor's form as the browser posts it for the force's saved orders: its fields'
+    values, a ticked checkbox as "on" and an unticked one left out (tests/campaign/orders/
+    test_orders_page.py `_force_data` posts the same fields)."""
+    saved = orders_from_data(orders.player.key, orders.data).for_force(force_key)
+    data: dict[str, str] = {}
+    for name, value in ForceOrdersForm.initial_for(saved).items():
+        if value is True:
+            data[name] = "on"
+        elif value is not False:
+            data[name] = str(value)
+    return data
 
 
 def battle_result_data(state: CampaignState, battle_id: str) -> dict[str, Any]:

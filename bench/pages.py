@@ -67,15 +67,15 @@ from bench._common import (  # noqa: E402
     battle_result_data,
     campaign_arguments,
     campaign_figures,
+    force_post_data,
     orders_submit_generated,
     same,
     spread,
     state_generate,
 )
-from campaign.adapters import orders_from_data, state_current  # noqa: E402
+from campaign.adapters import state_current  # noqa: E402
 from campaign.fog import battle_sides  # noqa: E402
 from campaign.models import Campaign, Membership, Orders, Player, Turn  # noqa: E402
-from campaign.orders.forms import ForceOrdersForm  # noqa: E402
 from campaign.selectors import turn_current  # noqa: E402
 from campaign.setup.invitations import membership_add  # noqa: E402
 from campaign.setup.services import campaign_create, campaign_delete  # noqa: E402
@@ -140,20 +140,6 @@ def measure(
     if after is not None:
         out |= {k: same(json.loads(x)[k] for x in left) for k in json.loads(left[0])}
     return out
-
-
-def force_post_data(orders: Orders, force_key: str) -> dict[str, str]:
-    """The editor's form as the browser posts it for the force's saved orders: its fields'
-    values, a ticked checkbox as "on" and an unticked one left out (tests/campaign/orders/
-    test_orders_page.py `_force_data` posts the same fields)."""
-    saved = orders_from_data(orders.player.key, orders.data).for_force(force_key)
-    data: dict[str, str] = {}
-    for name, value in ForceOrdersForm.initial_for(saved).items():
-        if value is True:
-            data[name] = "on"
-        elif value is not False:
-            data[name] = str(value)
-    return data
 
 
 def force_with_path(orders: Orders) -> str:
