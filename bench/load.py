@@ -1,6 +1,6 @@
 """Benchmark: players at once saving orders and opening the map, through gunicorn.
 
-    uv sync --frozen --group prod        # gunicorn (plain `uv sync`/`./run` leave it out)
+    ./run lint                           # or any ./run: .venv with gunicorn (the prod group)
     createdb -h 127.0.0.1 -U postgres fwbench_load
     export DATABASE_URL=postgres://postgres@127.0.0.1:5432/fwbench_load
     .venv/bin/python manage.py migrate
