@@ -102,6 +102,7 @@ class Bench:
     runs: int
     clients: dict[str, Client]  # "gm", "player"
     figures: dict[str, Any] = field(default_factory=dict)
+    profile: set[str] = field(default_factory=set)  # "page:viewer" also profiled
 
     def page(
         self, name: str, request: Request, after: Callable[[], dict[str, Any]] | None = None
@@ -110,6 +111,20 @@ class Bench:
         self.figures[name] = {"url": request.url, "method": request.method.upper()}
         for who, client in self.clients.items():
             self.figures[name][who] = measure(client, request, self.runs, after)
+            if f"{name}:{who}" in self.profile:
+                profile(client, request, f"{name}:{who}")
+
+
+def profile(client: Client, r: Request, label: str) -> None:
+    """One more request under cProfile, its 35 costliest calls (cumulative) on stderr."""
+    import cProfile
+    import pstats
+
+    send = getattr(client, r.method)
+    prof = cProfile.Profile()
+    prof.runcall(send, r.url, r.data, headers=r.headers)
+    print(f"--- profile of {label}", file=sys.stderr)
+    pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(35)
 
 
 def measure(
@@ -226,7 +241,7 @@ def pages_measure(
         .player
     )
     assert player is not None
-    bench = Bench(a.runs, clients)
+    bench = Bench(a.runs, clients, profile=set(a.profile))
     turn = turn_current(campaign=campaign)
     # the measured player's orders stay unconfirmed: his editor opens as a player sees it
     orders_submit_generated(
@@ -274,6 +289,13 @@ def viewers(campaign: Campaign, users: list[AbstractBaseUser]) -> dict[str, Clie
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     campaign_arguments(p, runs=5)
+    p.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        metavar="PAGE:VIEWER",
+        help="also profile this page (e.g. orders_force_save:player); cProfile on stderr",
+    )
     a = p.parse_args(argv)
     a.runs = max(1, a.runs)
     state = state_generate(a)

@@ -8,12 +8,15 @@ delete per table, touching only rows that changed.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import models
+from django.db.models.functions import Cast
 
 import rules as R
 from battles.models import Battle
@@ -40,10 +43,30 @@ from rules import BattlePack, PendingBattle, PlayerOrders, from_data, to_data
 # --- reading ---------------------------------------------------------------------------------
 
 
-def _rows(qs: models.QuerySet[Any], fields: str) -> Iterable[Any]:
+def _rows(qs: models.QuerySet[Any], fields: str, texts: str = "") -> Iterable[Any]:
     """The rows of `qs` as named tuples of the space-separated `fields` (as `namedtuple`
-    takes them): much cheaper than model instances, and a 240-force campaign has thousands."""
-    return qs.values_list(*fields.split(), named=True)
+    takes them): much cheaper than model instances, and a 240-force campaign has thousands.
+    The JSON columns named in `texts` come as their JSON text (`_json`): a JSONField's own
+    decoding costs several times `json.loads`, once per row and column."""
+    names = texts.split()
+    if names:
+        qs = qs.annotate(**{f"{n}_text": Cast(n, models.TextField()) for n in names})
+    return qs.values_list(*(f"{n}_text" if n in names else n for n in fields.split()), named=True)
+
+
+def _json(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _features(text: str | None) -> frozenset[R.Feature]:
+    """A square's features from their JSON text: a map has few distinct sets of them."""
+    return frozenset(R.Feature(f) for f in (_json(text) or ()))
+
+
+_SPECIALITY = {m.value: m for m in R.Speciality}
+_QUALITY = {m.value: m for m in R.Quality}
+_STATUS = {m.value: m for m in R.Status}
 
 
 def state_load(*, campaign: Campaign, turn: Turn | None = None) -> R.CampaignState:
@@ -56,12 +79,13 @@ def state_load(*, campaign: Campaign, turn: Turn | None = None) -> R.CampaignSta
         )
     )
     pkey = {p.pk: p.key for p in players}
-    squares = Square.objects.filter(campaign=campaign).values_list("x", "y", "features", "zone")
+    squares = _rows(Square.objects.filter(campaign=campaign), "x y features zone", "features")
     features: dict[R.Coord, frozenset[R.Feature]] = {}
     zones: dict[R.Coord, str] = {}
-    for x, y, feats, zone in squares:
+    for x, y, text, zone in squares:
+        feats = _features(text)
         if feats:
-            features[(x, y)] = frozenset(R.Feature(f) for f in feats)
+            features[(x, y)] = feats
         if zone:
             zones[(x, y)] = zone
     holdings = [
@@ -140,8 +164,8 @@ def _units_load(campaign: Campaign) -> dict[int, list[R.Unit]]:
             R.Unit(
                 id=u.key,
                 type=u.type,
-                speciality=R.Speciality(u.speciality),
-                quality=R.Quality(u.quality),
+                speciality=_SPECIALITY[u.speciality],
+                quality=_QUALITY[u.quality],
                 figures=u.figures,
                 points_per_figure=u.points_per_figure,
                 mercenary=u.mercenary,
@@ -191,14 +215,14 @@ def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
             id=f.key,
             owner=pkey[f.owner_id],
             square=(f.x, f.y),
-            status=R.Status(f.status),
+            status=_STATUS[f.status],
             commands=tuple(commands[f.pk]),
             individuals=tuple(individuals[f.pk]),
             leader_id=f.leader_key or None,
             name=f.name,
-            loot=tuple(f.loot),
+            loot=tuple(_json(f.loot_text) or ()),
             works_quota=f.works_quota,
-            works_square=tuple(f.works_square) if f.works_square else None,
+            works_square=tuple(square) if (square := _json(f.works_square_text)) else None,
             works_built=f.works_built,
             ships=f.ships,
             sea_folk=f.sea_folk,
@@ -206,13 +230,14 @@ def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
             rafts=f.rafts,
             afloat=f.afloat,
             figures_lost=f.figures_lost,
-            tokens=f.tokens,
-            regroup_pool=f.regroup_pool,
+            tokens=_json(f.tokens_text),
+            regroup_pool=_json(f.regroup_pool_text),
         )
         for f in _rows(
             Force.objects.filter(campaign=campaign).order_by("position", "key"),
             "pk key owner_id x y status leader_key name loot works_quota works_square "
             "works_built ships sea_folk boats rafts afloat figures_lost tokens regroup_pool",
+            "loot works_square tokens regroup_pool",
         )
     ]
 
