@@ -59,6 +59,9 @@ class RollRecord(NamedTuple):
         }
 
 
+# A ledger entry built from its fields in order, without the named tuple's Python `__new__`.
+_new_record = tuple.__new__
+
 Judge = Callable[[int, tuple[int, ...]], str | tuple[str, Sequence[str]]]
 
 
@@ -95,29 +98,35 @@ class Dice(ABC):
         """Roll `count` dice, add the modifiers, ask `judge(total, naturals)` for the outcome
         and record the entry. With `summed=False` (per-figure checks) the total is None."""
         nxt = self._next
-        nat = (nxt(sides),) if count == 1 else tuple(nxt(sides) for _ in range(count))
-        mods = tuple(m for m in modifiers if m.value) if modifiers else ()
-        total = sum(nat) + sum(m.value for m in mods) if summed else None
+        if count == 1:
+            nat: tuple[int, ...] = (nxt(sides),)
+            t = nat[0]
+        else:
+            nat = tuple([nxt(sides) for _ in range(count)])
+            t = sum(nat)
+        mods: tuple[Modifier, ...] = ()
+        if modifiers:
+            kept = [m for m in modifiers if m[1]]
+            if kept:
+                mods = tuple(kept)
+                for m in kept:
+                    t += m[1]
+        total = t if summed else None
         outcome: str = ""
         details: tuple[str, ...] = ()
         if judge is not None:
-            verdict = judge(total if total is not None else 0, nat)
+            verdict = judge(t if summed else 0, nat)
             if isinstance(verdict, tuple):
                 outcome, details = verdict[0], tuple(verdict[1])
             else:
                 outcome = verdict
-        rec = RollRecord(
-            seq=len(self.ledger) + 1,
-            purpose=purpose,
-            rule=rule,
-            sides=sides,
-            natural=nat,
-            modifiers=mods,
-            total=total,
-            outcome=outcome,
-            details=details,
+        ledger = self.ledger
+        # The named tuple's keyword `__new__` costs several times the die: build it directly.
+        rec: RollRecord = _new_record(
+            RollRecord,
+            (len(ledger) + 1, purpose, rule, sides, nat, mods, total, outcome, details),
         )
-        self.ledger.append(rec)
+        ledger.append(rec)
         return rec
 
     def ledger_dicts(self) -> list[dict[str, Any]]:

@@ -449,6 +449,9 @@ class CampaignState:
     wtf_triggers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # R9.1 triggers
     phase: str = "orders"  # orders → battles → after (for callers; replay checks it)
     _sides: Mapping[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # force id → force, built on the first `force()` lookup of this state (a phase asks for
+    # forces by id once or more per force: a scan each time grew with the square of them)
+    _force_ix: dict[str, Force] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("force_weather", "bank", "records", "orders", "wtf_triggers", "moves"):
@@ -463,10 +466,16 @@ class CampaignState:
         raise KeyError(pid)
 
     def force(self, fid: str) -> Force:
-        for f in self.forces:
-            if f.id == fid:
-                return f
-        raise KeyError(fid)
+        ix = self._force_ix
+        if ix is None:
+            ix = {}
+            for f in self.forces:
+                ix.setdefault(f.id, f)  # the first listed, as a scan finds it
+            object.__setattr__(self, "_force_ix", ix)
+        found = ix.get(fid)
+        if found is None:
+            raise KeyError(fid)
+        return found
 
     def holding_at(self, c: Coord) -> Holding | None:
         for h in self.holdings:
