@@ -143,6 +143,13 @@ class MovementResult:
 def force_movement_modifiers(*, status: Status, territory: Territory) -> list[Modifier]:
     """R6.2 modifiers of the force itself, on land or on water (§6.11): the territory it
     starts in, and its status."""
+    return list(_force_movement_modifiers(status, territory))
+
+
+def _force_movement_modifiers(status: Status, territory: Territory) -> tuple[Modifier, ...]:
+    got = _FORCE_MODS.get((status, territory))
+    if got is not None:
+        return got
     mods: list[Modifier] = []
     if territory is Territory.ENEMY:
         mods.append(Modifier("enemy territory", T.MOVE_ENEMY_TERRITORY))
@@ -152,7 +159,57 @@ def force_movement_modifiers(*, status: Status, territory: Territory) -> list[Mo
         mods.append(Modifier(f"force is {status.value}", T.MOVE_UNSTEADY_OR_SHATTERED))
     if status is Status.FULL_SPEED:
         mods.append(Modifier("full speed", T.MOVE_FULL_SPEED))
-    return mods
+    got = _FORCE_MODS[status, territory] = tuple(mods)
+    return got
+
+
+# The modifiers of a starting square and of a force's own state are the same every time for
+# the same features, status and territory (a few dozen combinations): computed once each.
+_FORCE_MODS: dict[tuple[Status, Territory], tuple[Modifier, ...]] = {}
+_TERRAIN_MODS: dict[tuple[frozenset[Feature], bool], tuple[Modifier, ...]] = {}
+_TERRAIN_MODS_MAX = 4096  # distinct feature sets on a map are few; bounded all the same
+_TERRAIN_ORDER = (
+    Feature.MOUNTAIN,
+    Feature.FOREST,
+    Feature.JUNGLE,
+    Feature.RIVER,
+    Feature.SWAMP,
+    Feature.DESERT,
+    Feature.WASTELAND,
+    Feature.CULTIVATED,
+    Feature.HILL,
+    Feature.ROAD,
+    Feature.TRACK,
+)
+
+
+def _terrain_modifiers(features: Iterable[Feature], naran_terrain: bool) -> tuple[Modifier, ...]:
+    """R6.2 modifiers of the starting square (§6.3): bridge and pass only cancel river and
+    mountain; jungle counts as forest, a road makes a track redundant."""
+    feats = features if isinstance(features, frozenset) else frozenset(features)
+    got = _TERRAIN_MODS.get((feats, naran_terrain))
+    if got is not None:
+        return got
+    left = set(feats)
+    if Feature.JUNGLE in left and Feature.FOREST in left:
+        left.discard(Feature.JUNGLE)  # jungle counts as forest: one modifier
+    if Feature.TRACK in left and Feature.ROAD in left:
+        left.discard(Feature.TRACK)
+    mods: list[Modifier] = []
+    for f in _TERRAIN_ORDER:
+        if f not in left or (not naran_terrain and f in T.NARAN_FEATURES):
+            continue
+        if naran_terrain and (
+            (f is Feature.MOUNTAIN and Feature.PASS in left)
+            or (f is Feature.RIVER and Feature.BRIDGE in left)
+        ):
+            continue  # cancelled: a modifier of 0, which the roll leaves out
+        if T.MOVE_FEATURE_MOD[f]:
+            mods.append(Modifier(f"starts on {f.value}", T.MOVE_FEATURE_MOD[f]))
+    got = tuple(mods)
+    if len(_TERRAIN_MODS) < _TERRAIN_MODS_MAX:
+        _TERRAIN_MODS[feats, naran_terrain] = got
+    return got
 
 
 def movement_modifiers(
@@ -165,47 +222,18 @@ def movement_modifiers(
     heavy_ground: bool = False,
     naran_terrain: bool = True,
 ) -> list[Modifier]:
-    """R6.2: every modifier of the starting square and the force, cumulative. Bridge and pass
-    only cancel river and mountain (§6.3)."""
-    feats = set(features)
-    mods: list[Modifier] = []
-    order = [
-        Feature.MOUNTAIN,
-        Feature.FOREST,
-        Feature.JUNGLE,
-        Feature.RIVER,
-        Feature.SWAMP,
-        Feature.DESERT,
-        Feature.WASTELAND,
-        Feature.CULTIVATED,
-        Feature.HILL,
-        Feature.ROAD,
-        Feature.TRACK,
+    """R6.2: every modifier of the starting square and the force, cumulative (none of 0)."""
+    mods = [
+        *_terrain_modifiers(features, naran_terrain),
+        *_force_movement_modifiers(status, territory),
     ]
-    if Feature.JUNGLE in feats and Feature.FOREST in feats:
-        feats.discard(Feature.JUNGLE)  # jungle counts as forest: one modifier
-    if Feature.TRACK in feats and Feature.ROAD in feats:
-        feats.discard(Feature.TRACK)
-    for f in order:
-        if f not in feats:
-            continue
-        if not naran_terrain and f in T.NARAN_FEATURES:
-            continue
-        if f is Feature.MOUNTAIN and Feature.PASS in feats and naran_terrain:
-            mods.append(Modifier("mountain (cancelled by pass)", 0))
-            continue
-        if f is Feature.RIVER and Feature.BRIDGE in feats and naran_terrain:
-            mods.append(Modifier("river (cancelled by bridge)", 0))
-            continue
-        mods.append(Modifier(f"starts on {f.value}", T.MOVE_FEATURE_MOD[f]))
-    mods += force_movement_modifiers(status=status, territory=territory)
     if T.MOVE_WEATHER[weather]:
         mods.append(Modifier(f"weather: {weather.value}", T.MOVE_WEATHER[weather]))
-    if snow:
+    if snow * T.MOVE_PER_SNOW_LEVEL:
         mods.append(Modifier(f"snow ({snow} level(s))", snow * T.MOVE_PER_SNOW_LEVEL))
-    if heavy_ground:
+    if heavy_ground and T.MOVE_HEAVY_GROUND:
         mods.append(Modifier("heavy ground", T.MOVE_HEAVY_GROUND))
-    return [m for m in mods if m.value != 0]
+    return mods
 
 
 def movement_roll(

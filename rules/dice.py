@@ -106,11 +106,13 @@ class Dice(ABC):
             t = sum(nat)
         mods: tuple[Modifier, ...] = ()
         if modifiers:
-            kept = [m for m in modifiers if m[1]]
-            if kept:
-                mods = tuple(kept)
-                for m in kept:
-                    t += m[1]
+            mods = modifiers if isinstance(modifiers, tuple) else tuple(modifiers)
+            for m in mods:
+                if not m[1]:  # a modifier of 0 is not recorded
+                    mods = tuple([m for m in mods if m[1]])
+                    break
+            for m in mods:
+                t += m[1]
         total = t if summed else None
         outcome: str = ""
         details: tuple[str, ...] = ()
