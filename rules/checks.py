@@ -223,6 +223,25 @@ def movement_modifiers(
     naran_terrain: bool = True,
 ) -> list[Modifier]:
     """R6.2: every modifier of the starting square and the force, cumulative (none of 0)."""
+    feats = features if isinstance(features, frozenset) else frozenset(features)
+    return list(
+        _movement_modifiers(feats, status, territory, weather, snow, heavy_ground, naran_terrain)
+    )
+
+
+def _movement_modifiers(
+    features: frozenset[Feature],
+    status: Status,
+    territory: Territory,
+    weather: Weather,
+    snow: int,
+    heavy_ground: bool,
+    naran_terrain: bool,
+) -> tuple[Modifier, ...]:
+    key = (features, status, territory, weather, snow, heavy_ground, naran_terrain)
+    got = _MOVE_MODS.get(key)
+    if got is not None:
+        return got
     mods = [
         *_terrain_modifiers(features, naran_terrain),
         *_force_movement_modifiers(status, territory),
@@ -233,7 +252,17 @@ def movement_modifiers(
         mods.append(Modifier(f"snow ({snow} level(s))", snow * T.MOVE_PER_SNOW_LEVEL))
     if heavy_ground and T.MOVE_HEAVY_GROUND:
         mods.append(Modifier("heavy ground", T.MOVE_HEAVY_GROUND))
-    return mods
+    got = tuple(mods)
+    if len(_MOVE_MODS) < _TERRAIN_MODS_MAX:
+        _MOVE_MODS[key] = got
+    return got
+
+
+_MOVE_MODS: dict[tuple[object, ...], tuple[Modifier, ...]] = {}
+
+
+def _judge_movement(total: int, _n: tuple[int, ...]) -> str:
+    return f"{T.movement_allowance(total)} square(s)"
 
 
 def movement_roll(
@@ -251,20 +280,13 @@ def movement_roll(
     """R6.2 roll and R6.4 duties. Defend never moves and a storm holds still: no roll."""
     if status is Status.DEFEND or weather is Weather.STORM:
         return MovementResult(None, 0, False)
-    mods = movement_modifiers(
-        status=status,
-        features=features,
-        territory=territory,
-        weather=weather,
-        snow=snow,
-        heavy_ground=heavy_ground,
-        naran_terrain=naran_terrain,
-    )
+    feats = features if isinstance(features, frozenset) else frozenset(features)
+    mods = _movement_modifiers(feats, status, territory, weather, snow, heavy_ground, naran_terrain)
     rec = dice.roll(
         purpose=purpose,
         rule="R6.2",
         modifiers=mods,
-        judge=lambda total, _n: f"{T.movement_allowance(total)} square(s)",
+        judge=_judge_movement,
     )
     assert rec.total is not None
     allowance = T.movement_allowance(rec.total)

@@ -61,6 +61,9 @@ class RollRecord(NamedTuple):
 
 # A ledger entry built from its fields in order, without the named tuple's Python `__new__`.
 _new_record = tuple.__new__
+# The naturals of one die of up to 20 faces, made once (thousands of rolls a turn are of one
+# die; immutable, so one tuple serves every roll of that face).
+_ONE_DIE = {face: (face,) for face in range(1, 21)}
 
 Judge = Callable[[int, tuple[int, ...]], str | tuple[str, Sequence[str]]]
 
@@ -99,8 +102,8 @@ class Dice(ABC):
         and record the entry. With `summed=False` (per-figure checks) the total is None."""
         nxt = self._next
         if count == 1:
-            nat: tuple[int, ...] = (nxt(sides),)
-            t = nat[0]
+            t = nxt(sides)
+            nat: tuple[int, ...] = _ONE_DIE.get(t) or (t,)  # shared: no tuple made per roll
         else:
             nat = tuple([nxt(sides) for _ in range(count)])
             t = sum(nat)

@@ -77,10 +77,11 @@ def test_order(state: CampaignState, forces: list[Force], first: str | None) -> 
 
 def resolve(state: CampaignState, dice: Dice) -> tuple[CampaignState, list[Event]]:
     idx = orders_index(state.orders)
+    surrendered = {p.id for p in state.players if p.surrendered}
     declared = [
         f
         for f in state.forces
-        if f.id in idx and idx[f.id].change_to is not None and not state.player(f.owner).surrendered
+        if f.id in idx and idx[f.id].change_to is not None and f.owner not in surrendered
     ]
     if not declared:
         return state, []

@@ -88,7 +88,7 @@ def _judge_tie(total: int, _n: tuple[int, ...]) -> str:
 
 
 _RIVER, _BRIDGE = frozenset({Feature.RIVER}), frozenset({Feature.BRIDGE})
-_LEADER_CV = {cv: Modifier("leader CV", cv) for cv in range(-2, 13)}  # R6.1.3, made once
+_LEADER_CV = {cv: (Modifier("leader CV", cv),) for cv in range(-2, 13)}  # R6.1.3, made once
 
 
 def _cheb(a: Coord, b: Coord) -> int:
@@ -371,13 +371,15 @@ class _Board:
             rec = roll(
                 purpose=f"movement:initiative-{f.id}",
                 rule="R6.1.3",
-                modifiers=(_LEADER_CV.get(cv) or Modifier("leader CV", cv),),
+                modifiers=_LEADER_CV.get(cv) or (Modifier("leader CV", cv),),
                 judge=_judge_initiative,
             )
             totals[f.id] = rec.total or 0
         owner = {f.id: f.owner for f in movers}
+        for f in movers:  # every key at once: the sorts below then read them as a dict
+            self._own_rank(f.id)
         ranked = self._rank(
-            [f.id for f in movers], totals, owner.__getitem__, "R6.1.5", self._own_rank
+            [f.id for f in movers], totals, owner.__getitem__, "R6.1.5", self._own_keys.__getitem__
         )
         self.state = replace(self.state, initiative_winner=owner[ranked[0]])
         return self._place_counters(ranked, movers, owner)
@@ -396,7 +398,7 @@ class _Board:
             own.setdefault(f.owner, []).append(f.id)
         listed: dict[str, int] = {}
         for pid, fids in own.items():
-            fids.sort(key=self._own_rank)
+            fids.sort(key=self._own_keys.__getitem__)  # filled by `_by_force`
             po = self.state.orders.get(pid)
             prio = set(po.initiative_priority) if po is not None else set()
             listed[pid] = sum(1 for fid in fids if fid in prio)
