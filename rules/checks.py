@@ -38,11 +38,20 @@ def force_test_modifiers(
 ) -> list[Modifier]:
     """R5.2 modifiers, leader CV first. Snow applies in the Incursion only (A-13): callers
     pass 0 elsewhere."""
-    feats = set(features)
+    return list(_force_test_modifiers(cv, status, Feature.MOUNTAIN in features, territory, snow))
+
+
+def _force_test_modifiers(
+    cv: int, status: Status, mountain: bool, territory: Territory, snow: int
+) -> tuple[Modifier, ...]:
+    key = (cv, status, mountain, territory, snow)
+    got = _TEST_MODS.get(key)  # the same few dozen combinations every turn: made once each
+    if got is not None:
+        return got
     mods = [Modifier("leader CV", cv)]
     if status in T.FORCE_TEST_STATUS_MOD:
         mods.append(Modifier(f"force is {status.value}", T.FORCE_TEST_STATUS_MOD[status]))
-    if Feature.MOUNTAIN in feats:
+    if mountain:
         mods.append(Modifier("on a mountain square", T.FORCE_TEST_MOUNTAIN))
     if territory is Territory.ENEMY:
         mods.append(Modifier("enemy territory", T.FORCE_TEST_ENEMY_TERRITORY))
@@ -50,7 +59,13 @@ def force_test_modifiers(
         mods.append(Modifier("friendly territory", T.FORCE_TEST_FRIENDLY_TERRITORY))
     if snow:
         mods.append(Modifier(f"snow ({snow} level(s), §11.5)", -snow))
-    return mods
+    got = tuple(mods)
+    if len(_TEST_MODS) < 4096:
+        _TEST_MODS[key] = got
+    return got
+
+
+_TEST_MODS: dict[tuple[object, ...], tuple[Modifier, ...]] = {}
 
 
 def force_test_outcome(
@@ -91,9 +106,7 @@ def force_test(
 ) -> ForceTestResult:
     if not requested.is_order:
         raise ValueError(f"requested order must be full-speed, probe or defend, not {requested}")
-    mods = force_test_modifiers(
-        cv=cv, status=status, features=features, territory=territory, snow=snow
-    )
+    mods = _force_test_modifiers(cv, status, Feature.MOUNTAIN in features, territory, snow)
     box: dict[str, tuple[str, Status | None]] = {}
 
     def judge(total: int, _nat: tuple[int, ...]) -> str:
