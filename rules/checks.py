@@ -38,11 +38,20 @@ def force_test_modifiers(
 ) -> list[Modifier]:
     """R5.2 modifiers, leader CV first. Snow applies in the Incursion only (A-13): callers
     pass 0 elsewhere."""
-    feats = set(features)
+    return list(_force_test_modifiers(cv, status, Feature.MOUNTAIN in features, territory, snow))
+
+
+def _force_test_modifiers(
+    cv: int, status: Status, mountain: bool, territory: Territory, snow: int
+) -> tuple[Modifier, ...]:
+    key = (cv, status, mountain, territory, snow)
+    got = _TEST_MODS.get(key)  # the same few dozen combinations every turn: made once each
+    if got is not None:
+        return got
     mods = [Modifier("leader CV", cv)]
     if status in T.FORCE_TEST_STATUS_MOD:
         mods.append(Modifier(f"force is {status.value}", T.FORCE_TEST_STATUS_MOD[status]))
-    if Feature.MOUNTAIN in feats:
+    if mountain:
         mods.append(Modifier("on a mountain square", T.FORCE_TEST_MOUNTAIN))
     if territory is Territory.ENEMY:
         mods.append(Modifier("enemy territory", T.FORCE_TEST_ENEMY_TERRITORY))
@@ -50,7 +59,13 @@ def force_test_modifiers(
         mods.append(Modifier("friendly territory", T.FORCE_TEST_FRIENDLY_TERRITORY))
     if snow:
         mods.append(Modifier(f"snow ({snow} level(s), §11.5)", -snow))
-    return mods
+    got = tuple(mods)
+    if len(_TEST_MODS) < 4096:
+        _TEST_MODS[key] = got
+    return got
+
+
+_TEST_MODS: dict[tuple[object, ...], tuple[Modifier, ...]] = {}
 
 
 def force_test_outcome(
@@ -91,9 +106,7 @@ def force_test(
 ) -> ForceTestResult:
     if not requested.is_order:
         raise ValueError(f"requested order must be full-speed, probe or defend, not {requested}")
-    mods = force_test_modifiers(
-        cv=cv, status=status, features=features, territory=territory, snow=snow
-    )
+    mods = _force_test_modifiers(cv, status, Feature.MOUNTAIN in features, territory, snow)
     box: dict[str, tuple[str, Status | None]] = {}
 
     def judge(total: int, _nat: tuple[int, ...]) -> str:
@@ -143,6 +156,13 @@ class MovementResult:
 def force_movement_modifiers(*, status: Status, territory: Territory) -> list[Modifier]:
     """R6.2 modifiers of the force itself, on land or on water (§6.11): the territory it
     starts in, and its status."""
+    return list(_force_movement_modifiers(status, territory))
+
+
+def _force_movement_modifiers(status: Status, territory: Territory) -> tuple[Modifier, ...]:
+    got = _FORCE_MODS.get((status, territory))
+    if got is not None:
+        return got
     mods: list[Modifier] = []
     if territory is Territory.ENEMY:
         mods.append(Modifier("enemy territory", T.MOVE_ENEMY_TERRITORY))
@@ -152,7 +172,57 @@ def force_movement_modifiers(*, status: Status, territory: Territory) -> list[Mo
         mods.append(Modifier(f"force is {status.value}", T.MOVE_UNSTEADY_OR_SHATTERED))
     if status is Status.FULL_SPEED:
         mods.append(Modifier("full speed", T.MOVE_FULL_SPEED))
-    return mods
+    got = _FORCE_MODS[status, territory] = tuple(mods)
+    return got
+
+
+# The modifiers of a starting square and of a force's own state are the same every time for
+# the same features, status and territory (a few dozen combinations): computed once each.
+_FORCE_MODS: dict[tuple[Status, Territory], tuple[Modifier, ...]] = {}
+_TERRAIN_MODS: dict[tuple[frozenset[Feature], bool], tuple[Modifier, ...]] = {}
+_TERRAIN_MODS_MAX = 4096  # distinct feature sets on a map are few; bounded all the same
+_TERRAIN_ORDER = (
+    Feature.MOUNTAIN,
+    Feature.FOREST,
+    Feature.JUNGLE,
+    Feature.RIVER,
+    Feature.SWAMP,
+    Feature.DESERT,
+    Feature.WASTELAND,
+    Feature.CULTIVATED,
+    Feature.HILL,
+    Feature.ROAD,
+    Feature.TRACK,
+)
+
+
+def _terrain_modifiers(features: Iterable[Feature], naran_terrain: bool) -> tuple[Modifier, ...]:
+    """R6.2 modifiers of the starting square (§6.3): bridge and pass only cancel river and
+    mountain; jungle counts as forest, a road makes a track redundant."""
+    feats = features if isinstance(features, frozenset) else frozenset(features)
+    got = _TERRAIN_MODS.get((feats, naran_terrain))
+    if got is not None:
+        return got
+    left = set(feats)
+    if Feature.JUNGLE in left and Feature.FOREST in left:
+        left.discard(Feature.JUNGLE)  # jungle counts as forest: one modifier
+    if Feature.TRACK in left and Feature.ROAD in left:
+        left.discard(Feature.TRACK)
+    mods: list[Modifier] = []
+    for f in _TERRAIN_ORDER:
+        if f not in left or (not naran_terrain and f in T.NARAN_FEATURES):
+            continue
+        if naran_terrain and (
+            (f is Feature.MOUNTAIN and Feature.PASS in left)
+            or (f is Feature.RIVER and Feature.BRIDGE in left)
+        ):
+            continue  # cancelled: a modifier of 0, which the roll leaves out
+        if T.MOVE_FEATURE_MOD[f]:
+            mods.append(Modifier(f"starts on {f.value}", T.MOVE_FEATURE_MOD[f]))
+    got = tuple(mods)
+    if len(_TERRAIN_MODS) < _TERRAIN_MODS_MAX:
+        _TERRAIN_MODS[feats, naran_terrain] = got
+    return got
 
 
 def movement_modifiers(
@@ -165,47 +235,47 @@ def movement_modifiers(
     heavy_ground: bool = False,
     naran_terrain: bool = True,
 ) -> list[Modifier]:
-    """R6.2: every modifier of the starting square and the force, cumulative. Bridge and pass
-    only cancel river and mountain (§6.3)."""
-    feats = set(features)
-    mods: list[Modifier] = []
-    order = [
-        Feature.MOUNTAIN,
-        Feature.FOREST,
-        Feature.JUNGLE,
-        Feature.RIVER,
-        Feature.SWAMP,
-        Feature.DESERT,
-        Feature.WASTELAND,
-        Feature.CULTIVATED,
-        Feature.HILL,
-        Feature.ROAD,
-        Feature.TRACK,
+    """R6.2: every modifier of the starting square and the force, cumulative (none of 0)."""
+    feats = features if isinstance(features, frozenset) else frozenset(features)
+    return list(
+        _movement_modifiers(feats, status, territory, weather, snow, heavy_ground, naran_terrain)
+    )
+
+
+def _movement_modifiers(
+    features: frozenset[Feature],
+    status: Status,
+    territory: Territory,
+    weather: Weather,
+    snow: int,
+    heavy_ground: bool,
+    naran_terrain: bool,
+) -> tuple[Modifier, ...]:
+    key = (features, status, territory, weather, snow, heavy_ground, naran_terrain)
+    got = _MOVE_MODS.get(key)
+    if got is not None:
+        return got
+    mods = [
+        *_terrain_modifiers(features, naran_terrain),
+        *_force_movement_modifiers(status, territory),
     ]
-    if Feature.JUNGLE in feats and Feature.FOREST in feats:
-        feats.discard(Feature.JUNGLE)  # jungle counts as forest: one modifier
-    if Feature.TRACK in feats and Feature.ROAD in feats:
-        feats.discard(Feature.TRACK)
-    for f in order:
-        if f not in feats:
-            continue
-        if not naran_terrain and f in T.NARAN_FEATURES:
-            continue
-        if f is Feature.MOUNTAIN and Feature.PASS in feats and naran_terrain:
-            mods.append(Modifier("mountain (cancelled by pass)", 0))
-            continue
-        if f is Feature.RIVER and Feature.BRIDGE in feats and naran_terrain:
-            mods.append(Modifier("river (cancelled by bridge)", 0))
-            continue
-        mods.append(Modifier(f"starts on {f.value}", T.MOVE_FEATURE_MOD[f]))
-    mods += force_movement_modifiers(status=status, territory=territory)
     if T.MOVE_WEATHER[weather]:
         mods.append(Modifier(f"weather: {weather.value}", T.MOVE_WEATHER[weather]))
-    if snow:
+    if snow * T.MOVE_PER_SNOW_LEVEL:
         mods.append(Modifier(f"snow ({snow} level(s))", snow * T.MOVE_PER_SNOW_LEVEL))
-    if heavy_ground:
+    if heavy_ground and T.MOVE_HEAVY_GROUND:
         mods.append(Modifier("heavy ground", T.MOVE_HEAVY_GROUND))
-    return [m for m in mods if m.value != 0]
+    got = tuple(mods)
+    if len(_MOVE_MODS) < _TERRAIN_MODS_MAX:
+        _MOVE_MODS[key] = got
+    return got
+
+
+_MOVE_MODS: dict[tuple[object, ...], tuple[Modifier, ...]] = {}
+
+
+def _judge_movement(total: int, _n: tuple[int, ...]) -> str:
+    return f"{T.movement_allowance(total)} square(s)"
 
 
 def movement_roll(
@@ -223,20 +293,13 @@ def movement_roll(
     """R6.2 roll and R6.4 duties. Defend never moves and a storm holds still: no roll."""
     if status is Status.DEFEND or weather is Weather.STORM:
         return MovementResult(None, 0, False)
-    mods = movement_modifiers(
-        status=status,
-        features=features,
-        territory=territory,
-        weather=weather,
-        snow=snow,
-        heavy_ground=heavy_ground,
-        naran_terrain=naran_terrain,
-    )
+    feats = features if isinstance(features, frozenset) else frozenset(features)
+    mods = _movement_modifiers(feats, status, territory, weather, snow, heavy_ground, naran_terrain)
     rec = dice.roll(
         purpose=purpose,
         rule="R6.2",
         modifiers=mods,
-        judge=lambda total, _n: f"{T.movement_allowance(total)} square(s)",
+        judge=_judge_movement,
     )
     assert rec.total is not None
     allowance = T.movement_allowance(rec.total)

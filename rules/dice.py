@@ -59,6 +59,12 @@ class RollRecord(NamedTuple):
         }
 
 
+# A ledger entry built from its fields in order, without the named tuple's Python `__new__`.
+_new_record = tuple.__new__
+# The naturals of one die of up to 20 faces, made once (thousands of rolls a turn are of one
+# die; immutable, so one tuple serves every roll of that face).
+_ONE_DIE = {face: (face,) for face in range(1, 21)}
+
 Judge = Callable[[int, tuple[int, ...]], str | tuple[str, Sequence[str]]]
 
 
@@ -95,29 +101,37 @@ class Dice(ABC):
         """Roll `count` dice, add the modifiers, ask `judge(total, naturals)` for the outcome
         and record the entry. With `summed=False` (per-figure checks) the total is None."""
         nxt = self._next
-        nat = (nxt(sides),) if count == 1 else tuple(nxt(sides) for _ in range(count))
-        mods = tuple(m for m in modifiers if m.value) if modifiers else ()
-        total = sum(nat) + sum(m.value for m in mods) if summed else None
+        if count == 1:
+            t = nxt(sides)
+            nat: tuple[int, ...] = _ONE_DIE.get(t) or (t,)  # shared: no tuple made per roll
+        else:
+            nat = tuple([nxt(sides) for _ in range(count)])
+            t = sum(nat)
+        mods: tuple[Modifier, ...] = ()
+        if modifiers:
+            mods = modifiers if isinstance(modifiers, tuple) else tuple(modifiers)
+            for m in mods:
+                if not m[1]:  # a modifier of 0 is not recorded
+                    mods = tuple([m for m in mods if m[1]])
+                    break
+            for m in mods:
+                t += m[1]
+        total = t if summed else None
         outcome: str = ""
         details: tuple[str, ...] = ()
         if judge is not None:
-            verdict = judge(total if total is not None else 0, nat)
+            verdict = judge(t if summed else 0, nat)
             if isinstance(verdict, tuple):
                 outcome, details = verdict[0], tuple(verdict[1])
             else:
                 outcome = verdict
-        rec = RollRecord(
-            seq=len(self.ledger) + 1,
-            purpose=purpose,
-            rule=rule,
-            sides=sides,
-            natural=nat,
-            modifiers=mods,
-            total=total,
-            outcome=outcome,
-            details=details,
+        ledger = self.ledger
+        # The named tuple's keyword `__new__` costs several times the die: build it directly.
+        rec: RollRecord = _new_record(
+            RollRecord,
+            (len(ledger) + 1, purpose, rule, sides, nat, mods, total, outcome, details),
         )
-        self.ledger.append(rec)
+        ledger.append(rec)
         return rec
 
     def ledger_dicts(self) -> list[dict[str, Any]]:

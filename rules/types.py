@@ -23,13 +23,25 @@ def evolve[T](obj: T, **changes: object) -> T:
     """`dataclasses.replace` for the frozen slotted state classes, without re-running
     `__post_init__` (fields are already frozen): hot loops move hundreds of forces a turn.
     Not for `CampaignState`, whose derived index must be rebuilt."""
-    cls: Any = type(obj)  # a dataclass: its field names are read directly (hot loop)
+    cls: Any = type(obj)
+    names = _FIELDS.get(cls)
+    if names is None:  # a dataclass: its field names, read once per class (hot loop)
+        names = _FIELDS[cls] = (
+            tuple(cls.__dataclass_fields__),
+            frozenset(cls.__dataclass_fields__),
+        )
     new: T = object.__new__(cls)
-    for name in cls.__dataclass_fields__:
-        object.__setattr__(new, name, changes.pop(name) if name in changes else getattr(obj, name))
-    if changes:
-        raise TypeError(f"{cls.__name__} has no field(s) {', '.join(changes)}")
+    setter = object.__setattr__
+    for name in names[0]:
+        setter(new, name, getattr(obj, name))
+    for name, value in changes.items():
+        if name not in names[1]:
+            raise TypeError(f"{cls.__name__} has no field(s) {', '.join(set(changes) - names[1])}")
+        setter(new, name, value)
     return new
+
+
+_FIELDS: dict[type, tuple[tuple[str, ...], frozenset[str]]] = {}
 
 
 class Status(StrEnum):
@@ -186,10 +198,23 @@ class GameMap:
     height: int
     features: Mapping[Coord, frozenset[Feature]] = field(default_factory=dict)
     zones: Mapping[Coord, str] = field(default_factory=dict)
+    # features → the squares having any of them, computed once per map (`squares_with`)
+    _with: dict[frozenset[Feature], frozenset[Coord]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "features", MappingProxyType(dict(self.features)))
         object.__setattr__(self, "zones", MappingProxyType(dict(self.zones)))
+
+    def squares_with(self, features: frozenset[Feature]) -> frozenset[Coord]:
+        """The squares having any of `features` (the map's waters, its rivers…), kept: a
+        phase asks at every step, and the map does not change."""
+        got = self._with.get(features)
+        if got is None:
+            got = frozenset(sq for sq, fs in self.features.items() if fs & features)
+            self._with[features] = got
+        return got
 
     def on_map(self, c: Coord) -> bool:
         return 0 <= c[0] < self.width and 0 <= c[1] < self.height
@@ -300,15 +325,18 @@ class Force:
     @property
     def leader(self) -> General | None:
         """Highest CV; ties go to the designated leader, else the first listed (§1.1)."""
-        gens = self.generals
-        if not gens:
-            return None
-        best = max(g.cv for g in gens)
-        tied = [g for g in gens if g.cv == best]
-        for g in tied:
-            if g.id == self.leader_id:
-                return g
-        return tied[0]
+        best: General | None = None  # one pass: every phase asks for it, for every force
+        for c in self.commands:
+            g = c.general
+            if g is None:
+                continue
+            if (
+                best is None
+                or g.cv > best.cv
+                or (g.cv == best.cv and g.id == self.leader_id and best.id != self.leader_id)
+            ):
+                best = g
+        return best
 
     @property
     def cv(self) -> int:
@@ -449,6 +477,9 @@ class CampaignState:
     wtf_triggers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # R9.1 triggers
     phase: str = "orders"  # orders → battles → after (for callers; replay checks it)
     _sides: Mapping[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # force id → force, built on the first `force()` lookup of this state (a phase asks for
+    # forces by id once or more per force: a scan each time grew with the square of them)
+    _force_ix: dict[str, Force] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("force_weather", "bank", "records", "orders", "wtf_triggers", "moves"):
@@ -463,10 +494,16 @@ class CampaignState:
         raise KeyError(pid)
 
     def force(self, fid: str) -> Force:
-        for f in self.forces:
-            if f.id == fid:
-                return f
-        raise KeyError(fid)
+        ix = self._force_ix
+        if ix is None:
+            ix = {}
+            for f in self.forces:
+                ix.setdefault(f.id, f)  # the first listed, as a scan finds it
+            object.__setattr__(self, "_force_ix", ix)
+        found = ix.get(fid)
+        if found is None:
+            raise KeyError(fid)
+        return found
 
     def holding_at(self, c: Coord) -> Holding | None:
         for h in self.holdings:

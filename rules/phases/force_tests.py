@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 
 from rules.checks import force_test
 from rules.dice import Dice
 from rules.events import Event, ForceTested, OrderRefused
 from rules.orders import orders_index, probe_composition_ok
 from rules.phases.common import players_in_turn_order, remove_force
-from rules.types import CampaignState, Coord, Force, Status, Territory
+from rules.types import CampaignState, Coord, Force, Status, Territory, evolve
 
 GROUPS = ("in-action", Territory.ENEMY, Territory.NEUTRAL, Territory.FRIENDLY)
 
@@ -65,20 +64,24 @@ def test_order(state: CampaignState, forces: list[Force], first: str | None) -> 
                 queues.setdefault(f.owner, []).append(f)
         for pid, q in queues.items():
             prio = state.orders[pid].initiative_priority if pid in state.orders else ()
-            q.sort(key=lambda f: (prio.index(f.id) if f.id in prio else len(prio), f.id))
-        while any(queues.values()):
-            for pid in players:
-                if queues.get(pid):
-                    result.append(queues[pid].pop(0))
+            place: dict[str, int] = {}
+            for k, fid in enumerate(prio):
+                place.setdefault(fid, k)  # the first place, as `tuple.index`
+            q.sort(key=lambda f: (place.get(f.id, len(prio)), f.id))
+        # Round after round, one force of each player in turn until every queue is empty.
+        turns = [queues[pid] for pid in players if pid in queues]
+        for k in range(max(map(len, turns), default=0)):
+            result.extend(q[k] for q in turns if k < len(q))
     return result
 
 
 def resolve(state: CampaignState, dice: Dice) -> tuple[CampaignState, list[Event]]:
     idx = orders_index(state.orders)
+    surrendered = {p.id for p in state.players if p.surrendered}
     declared = [
         f
         for f in state.forces
-        if f.id in idx and idx[f.id].change_to is not None and not state.player(f.owner).surrendered
+        if f.id in idx and idx[f.id].change_to is not None and f.owner not in surrendered
     ]
     if not declared:
         return state, []
@@ -136,6 +139,6 @@ def resolve(state: CampaignState, dice: Dice) -> tuple[CampaignState, list[Event
             new_status[force.id] = res.new_status
     # one rebuild of the forces tuple, not one per test (bounded work per turn)
     state = state.with_forces(
-        [replace(f, status=new_status[f.id]) if f.id in new_status else f for f in state.forces]
+        [evolve(f, status=new_status[f.id]) if f.id in new_status else f for f in state.forces]
     )
     return state, events

@@ -42,7 +42,6 @@ from rules.orders import (
     ForceOrders,
     PlayerOrders,
     ZocPolicy,
-    crossing_allowed,
     may_sack,
 )
 from rules.phases.battle_pack import build_pack
@@ -51,6 +50,7 @@ from rules.phases.weather import movement_weather
 from rules.setup.naval import Waters, naval_movement
 from rules.types import CampaignState, Coord, Feature, Force, Status, Territory, Weather, evolve
 from rules.waterways import (
+    WATERS,
     carried_on_river,
     floats,
     flow,
@@ -87,6 +87,10 @@ def _judge_tie(total: int, _n: tuple[int, ...]) -> str:
     return f"tie re-roll {total}"
 
 
+_RIVER, _BRIDGE = frozenset({Feature.RIVER}), frozenset({Feature.BRIDGE})
+_LEADER_CV = {cv: (Modifier("leader CV", cv),) for cv in range(-2, 13)}  # R6.1.3, made once
+
+
 def _cheb(a: Coord, b: Coord) -> int:
     return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
 
@@ -112,7 +116,6 @@ class _Board:
         # R6.6 zone-of-control coverage per square (flat index x + y·W): over all forces and
         # per side, so "in an enemy zone" is total > own side's count.
         self.width, self.height = w, h = state.map.width, state.map.height
-        self._offsets = (-w - 1, -w, -w + 1, -1, 1, w - 1, w, w + 1)
         cells = w * h
         self.zoc_all = [0] * cells
         self.zoc_side = {s: [0] * cells for s in set(self.fside.values())}
@@ -130,7 +133,16 @@ class _Board:
         self.entered_from: dict[str, Coord] = {}
         self.trails: dict[str, list[Coord]] = {}  # squares entered this turn (§6.10)
         self._terr: dict[tuple[str, str | None], Territory] = {}
+        # The map's water squares (§6.11) and, with `rivers_only_at_crossings`, its river
+        # squares without a bridge (R2.1.3): asked at every step, fixed for the phase.
+        self.water = state.map.squares_with(WATERS)
+        self.no_cross: frozenset[Coord] = frozenset()
+        if self.opts.rivers_only_at_crossings:
+            self.no_cross = state.map.squares_with(_RIVER) - state.map.squares_with(_BRIDGE)
         self._own_keys: dict[str, tuple[int, int]] = {}
+        self.naval = self.opts.naval_movement  # else nothing floats (`waterways.floats`)
+        self.snowy = bool(state.snow.levels or state.snow.mountain)  # else `snow_at` is 0
+        self._prio: dict[str, tuple[dict[str, int], int]] = {}  # player → his list's places
 
     # --- indices ------------------------------------------------------------------------------
     def nb(self, sq: Coord) -> list[Coord]:
@@ -145,15 +157,32 @@ class _Board:
         mine = self.zoc_side[self.fside[fid]]
         total = self.zoc_all
         x, y = sq
-        if 0 < x < self.width - 1 and 0 < y < self.height - 1:
-            c = x + y * self.width  # away from the edges: fixed offsets, no bounds to check
-            for d in self._offsets:
-                total[c + d] += delta
-                mine[c + d] += delta
+        w = self.width
+        if 0 < x < w - 1 and 0 < y < self.height - 1:
+            # Away from the edges: the rows above, beside and below, unrolled (the phase's
+            # hottest lines: twice for every step of every force).
+            a = x - 1 + (y - 1) * w
+            b, c = a + w, a + w + w
+            total[a] += delta
+            total[a + 1] += delta
+            total[a + 2] += delta
+            total[b] += delta
+            total[b + 2] += delta
+            total[c] += delta
+            total[c + 1] += delta
+            total[c + 2] += delta
+            mine[a] += delta
+            mine[a + 1] += delta
+            mine[a + 2] += delta
+            mine[b] += delta
+            mine[b + 2] += delta
+            mine[c] += delta
+            mine[c + 1] += delta
+            mine[c + 2] += delta
         else:
             for nx, ny in self.nb(sq):
-                total[nx + ny * self.width] += delta
-                mine[nx + ny * self.width] += delta
+                total[nx + ny * w] += delta
+                mine[nx + ny * w] += delta
 
     def enemy_zoc(self, sq: Coord, side: str) -> bool:
         """R6.6.2: only hostile zones hinder; allied ones are subtracted out."""
@@ -265,9 +294,15 @@ class _Board:
         """A player's own ordering of his forces: his priority list, then state order."""
         key = self._own_keys.get(fid)
         if key is None:
-            po = self.state.orders.get(self.forces[fid].owner)
-            prio = po.initiative_priority if po is not None else ()
-            key = (prio.index(fid) if fid in prio else len(prio), self.index[fid])
+            owner = self.forces[fid].owner
+            places = self._prio.get(owner)
+            if places is None:  # his list as positions: `index` on it grew with his forces
+                po = self.state.orders.get(owner)
+                prio = po.initiative_priority if po is not None else ()
+                places = self._prio[owner] = ({}, len(prio))
+                for k, p in enumerate(prio):
+                    places[0].setdefault(p, k)  # the first place, as `tuple.index`
+            key = (places[0].get(fid, places[1]), self.index[fid])
             self._own_keys[fid] = key
         return key
 
@@ -279,16 +314,14 @@ class _Board:
         rule: str,
         own_order: Callable[[str], tuple[int, int]] | None = None,
     ) -> list[str]:
-        """Order by score, highest first. Tied results re-roll 1D6 without CV among
-        themselves, again while tied (R6.1.1, R6.1.5). [SR] A tie that involves one player
-        only needs no dice: he places those counters himself (priority list, then state
-        order)."""
+        """Order by score, highest first; tied results are settled by `_settle`."""
         groups: dict[int, list[str]] = {}
         for i in ids:
             groups.setdefault(score[i], []).append(i)
         out: list[str] = []
         for total in sorted(groups, reverse=True):
-            out.extend(self._settle(groups[total], owner, rule, own_order))
+            grp = groups[total]
+            out.extend(grp if len(grp) == 1 else self._settle(grp, owner, rule, own_order))
         return out
 
     def _settle(
@@ -298,31 +331,55 @@ class _Board:
         rule: str,
         own_order: Callable[[str], tuple[int, int]] | None,
     ) -> list[str]:
-        if len({owner(i) for i in ids}) == 1:
-            return sorted(ids, key=own_order) if own_order is not None else ids
-        rolls: dict[int, list[str]] = {}
+        """[SR] R6.1.5 with R6.1.1: a tie between results decides which player serves first,
+        so the tied players (not each tied force) re-roll 1D6 without CV against each other,
+        again while tied; each player's results at that total are then served one after the
+        other, in the order he places those counters (priority list, then state order). A
+        tie of one player's own results needs no dice. A player's re-roll is recorded under
+        his first tied force. One die per tied player, not per tied force: the re-rolls no
+        longer grow with the number of forces."""
+        mine: dict[str, list[str]] = {}
         for i in ids:
-            rec = self.dice.roll(purpose=f"movement:initiative-{i}", rule=rule, judge=_judge_tie)
-            rolls.setdefault(rec.value, []).append(i)
+            mine.setdefault(owner(i), []).append(i)
+        if own_order is not None:
+            for fids in mine.values():
+                fids.sort(key=own_order)
+        players = list(mine)
+        if len(players) > 1:
+            players = self._reroll(players, {p: fids[0] for p, fids in mine.items()}, rule)
+        return [i for p in players for i in mine[p]]
+
+    def _reroll(self, players: list[str], voice: dict[str, str], rule: str) -> list[str]:
+        """R6.1.1: the tied players roll again against each other, higher first."""
+        rolls: dict[int, list[str]] = {}
+        roll = self.dice.roll
+        for p in players:
+            rec = roll(purpose=f"movement:initiative-{voice[p]}", rule=rule, judge=_judge_tie)
+            rolls.setdefault(rec.natural[0], []).append(p)
         out: list[str] = []
         for v in sorted(rolls, reverse=True):
-            out.extend(self._settle(rolls[v], owner, rule, own_order))
+            grp = rolls[v]
+            out.extend(grp if len(grp) == 1 else self._reroll(grp, voice, rule))
         return out
 
     def _by_force(self, movers: list[Force]) -> list[str]:
         """R6.1.3–6.1.5: 1D6 + leader CV per force; each roll, highest first, places a counter."""
         totals: dict[str, int] = {}
+        roll = self.dice.roll
         for f in movers:
-            rec = self.dice.roll(
+            cv = f.cv
+            rec = roll(
                 purpose=f"movement:initiative-{f.id}",
                 rule="R6.1.3",
-                modifiers=[Modifier("leader CV", f.cv)],
+                modifiers=_LEADER_CV.get(cv) or (Modifier("leader CV", cv),),
                 judge=_judge_initiative,
             )
             totals[f.id] = rec.total or 0
         owner = {f.id: f.owner for f in movers}
+        for f in movers:  # every key at once: the sorts below then read them as a dict
+            self._own_rank(f.id)
         ranked = self._rank(
-            [f.id for f in movers], totals, owner.__getitem__, "R6.1.5", self._own_rank
+            [f.id for f in movers], totals, owner.__getitem__, "R6.1.5", self._own_keys.__getitem__
         )
         self.state = replace(self.state, initiative_winner=owner[ranked[0]])
         return self._place_counters(ranked, movers, owner)
@@ -341,7 +398,7 @@ class _Board:
             own.setdefault(f.owner, []).append(f.id)
         listed: dict[str, int] = {}
         for pid, fids in own.items():
-            fids.sort(key=self._own_rank)
+            fids.sort(key=self._own_keys.__getitem__)  # filled by `_by_force`
             po = self.state.orders.get(pid)
             prio = set(po.initiative_priority) if po is not None else set()
             listed[pid] = sum(1 for fid in fids if fid in prio)
@@ -431,7 +488,10 @@ class _Board:
         if f.status is Status.DEFEND:  # R6.4.4: never moves, no roll
             self._capture(fid)
             return
-        weather = movement_weather(self.state, fid)  # R4.4.3: its Wizard's shift
+        # R4.4.3: its Wizard's shift, if its orders ask for one
+        weather = (
+            movement_weather(self.state, fid) if fo.weather_shift else self.state.weather_for(fid)
+        )
         if weather is Weather.STORM:  # R4.2 storm: no movement, no countermarch
             self.events.append(ForceHeldByStorm(fid))
             self._capture(fid)
@@ -440,7 +500,7 @@ class _Board:
         if voyage:
             self._row(fid, fo, weather)
             return
-        if self._sails(fid, fo):
+        if self.naval and self._sails(fid, fo):
             self._sail(fid, fo, weather)
             return
         roll = movement_roll(
@@ -450,7 +510,7 @@ class _Board:
             features=self.gmap.features_at(sq),
             territory=self.territory(f.owner, sq),
             weather=weather,
-            snow=self.state.snow_at(sq),
+            snow=self.state.snow_at(sq) if self.snowy else 0,
             heavy_ground=self.state.heavy_ground_now,
             naran_terrain=self.opts.naran_terrain,
         )
@@ -576,18 +636,17 @@ class _Board:
         option allows (a voyage along one does not cross it), never into a square held by two
         hostile sides [SR]. Water only for a fleet (§6.11), and never where an enemy is
         afloat [SR: no naval battles]."""
-        if not self.gmap.on_map(to) or _cheb(frm, to) != 1:
+        x, y = to
+        if not (0 <= x < self.width and 0 <= y < self.height):
             return False
-        if is_water(self.state, to):
+        if max(abs(x - frm[0]), abs(y - frm[1])) != 1:
+            return False
+        if to in self.water:
             if not fleet or not water_ok(self.state, self.forces[fleet], to):
                 return False
             return not self.hostile_in(to, side)
-        if (
-            not river
-            and self.opts.rivers_only_at_crossings
-            and not crossing_allowed(self.state, frm, to)
-        ):
-            return False
+        if not river and self.no_cross and (frm in self.no_cross or to in self.no_cross):
+            return False  # crossing_allowed, read off the phase's set
         return to not in self.occ or not self.blocked(to, side)
 
     def _refusal(self, fid: str, here: Coord, to: Coord) -> ForceStopped:
@@ -635,9 +694,9 @@ class _Board:
             self._relocate(fid, nxt, self.events)  # WorksLost before ForceMoved
             trail.append(nxt)
             left -= 1
-            if not self._arrive(fid, nxt, later):
-                break  # contact, or the mover itself collapsed
-            if is_water(self.state, nxt) or not self.enemy_zoc(nxt, side):
+            if len(self.occ[nxt]) > 1 and not self._arrive(fid, nxt, later):
+                break  # contact, or the mover itself collapsed (alone there: free to go on)
+            if nxt in self.water or not self.enemy_zoc(nxt, side):
                 continue  # afloat: no zones of control [SR]
             # R6.6.3 / R6.6.4: every enemy-zone square entered asks: stop, or contact.
             if self._ambush(fid, nxt, later):
@@ -918,7 +977,7 @@ class _Board:
             for f in updated:
                 self.forces[f.id] = f
             pending.append(PendingBattle(b.battle_id, b.square, b.order, pack))
-        forces = tuple(self.forces[f.id] for f in self.state.forces)
+        forces = tuple([self.forces[f.id] for f in self.state.forces])
         state = replace(
             self.state,
             forces=forces,
