@@ -9,19 +9,15 @@ delete per table, touching only rows that changed.
 from __future__ import annotations
 
 import functools
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from django.db import models
-from django.db.models.functions import Cast
-
 import rules as R
 from battles.models import Battle
 from campaign import stored_states
-from campaign.bulk import rows_sync
+from campaign.bulk import json_text, rows_read, rows_sync
 from campaign.models import (
     Campaign,
     Command,
@@ -43,25 +39,10 @@ from rules import BattlePack, PendingBattle, PlayerOrders, from_data, to_data
 # --- reading ---------------------------------------------------------------------------------
 
 
-def _rows(qs: models.QuerySet[Any], fields: str, texts: str = "") -> Iterable[Any]:
-    """The rows of `qs` as named tuples of the space-separated `fields` (as `namedtuple`
-    takes them): much cheaper than model instances, and a 240-force campaign has thousands.
-    The JSON columns named in `texts` come as their JSON text (`_json`): a JSONField's own
-    decoding costs several times `json.loads`, once per row and column."""
-    names = texts.split()
-    if names:
-        qs = qs.annotate(**{f"{n}_text": Cast(n, models.TextField()) for n in names})
-    return qs.values_list(*(f"{n}_text" if n in names else n for n in fields.split()), named=True)
-
-
-def _json(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
-
-
 @functools.lru_cache(maxsize=1024)
 def _features(text: str | None) -> frozenset[R.Feature]:
     """A square's features from their JSON text: a map has few distinct sets of them."""
-    return frozenset(R.Feature(f) for f in (_json(text) or ()))
+    return frozenset(R.Feature(f) for f in (json_text(text) or ()))
 
 
 _SPECIALITY = {m.value: m for m in R.Speciality}
@@ -72,22 +53,13 @@ _STATUS = {m.value: m for m in R.Status}
 def state_load(*, campaign: Campaign, turn: Turn | None = None) -> R.CampaignState:
     """The rules state of a campaign: one query per table (seven; eight with a turn's carry)."""
     players = list(
-        _rows(
+        rows_read(
             Player.objects.filter(campaign=campaign).order_by("position", "key"),
             "pk key side__key name race role initial_points tribal light surrendered bank "
             "battles_won battles_lost",
         )
     )
     pkey = {p.pk: p.key for p in players}
-    squares = _rows(Square.objects.filter(campaign=campaign), "x y features zone", "features")
-    features: dict[R.Coord, frozenset[R.Feature]] = {}
-    zones: dict[R.Coord, str] = {}
-    for x, y, text, zone in squares:
-        feats = _features(text)
-        if feats:
-            features[(x, y)] = feats
-        if zone:
-            zones[(x, y)] = zone
     holdings = [
         R.Holding(
             id=h.key,
@@ -103,7 +75,7 @@ def state_load(*, campaign: Campaign, turn: Turn | None = None) -> R.CampaignSta
             artefacts_holder=h.artefacts_holder or None,
             port=h.port,
         )
-        for h in _rows(
+        for h in rows_read(
             Holding.objects.filter(campaign=campaign).order_by("position", "key"),
             "key x y owner_id original_owner_id capital name feature sacked carried_by destroyed "
             "artefacts_holder port",
@@ -113,7 +85,7 @@ def state_load(*, campaign: Campaign, turn: Turn | None = None) -> R.CampaignSta
     state = R.CampaignState(
         turn=campaign.turn_number,
         day=campaign.day,
-        map=R.GameMap(campaign.width, campaign.height, features, zones),
+        map=_map_load(campaign),
         players=tuple(
             R.Player(
                 id=p.key,
@@ -152,10 +124,22 @@ def state_load(*, campaign: Campaign, turn: Turn | None = None) -> R.CampaignSta
     return state
 
 
+def _map_load(campaign: Campaign) -> R.GameMap:
+    features: dict[R.Coord, frozenset[R.Feature]] = {}
+    zones: dict[R.Coord, str] = {}
+    squares = rows_read(Square.objects.filter(campaign=campaign), "x y features zone", "features")
+    for x, y, text, zone in squares:
+        if feats := _features(text):
+            features[(x, y)] = feats
+        if zone:
+            zones[(x, y)] = zone
+    return R.GameMap(campaign.width, campaign.height, features, zones)
+
+
 def _units_load(campaign: Campaign) -> dict[int, list[R.Unit]]:
     """Command pk → its units, in their order."""
     units: dict[int, list[R.Unit]] = defaultdict(list)
-    for u in _rows(
+    for u in rows_read(
         Unit.objects.filter(campaign=campaign).order_by("command_id", "position"),
         "command_id key type speciality quality figures points_per_figure mercenary missile "
         "mounted min_figures leader_points",
@@ -181,7 +165,7 @@ def _units_load(campaign: Campaign) -> dict[int, list[R.Unit]]:
 def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
     units = _units_load(campaign)
     commands: dict[int, list[R.Command]] = defaultdict(list)
-    for c in _rows(
+    for c in rows_read(
         Command.objects.filter(campaign=campaign).order_by("force_id", "position"),
         "pk force_id key general_key general_cv general_name general_points general_mounted",
     ):
@@ -196,7 +180,7 @@ def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
             )
         commands[c.force_id].append(R.Command(c.key, general, tuple(units[c.pk])))
     individuals: dict[int, list[R.Individual]] = defaultdict(list)
-    for i in _rows(
+    for i in rows_read(
         Individual.objects.filter(campaign=campaign).order_by("force_id", "position"),
         "force_id key kind name points mounted magic_points",
     ):
@@ -220,9 +204,9 @@ def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
             individuals=tuple(individuals[f.pk]),
             leader_id=f.leader_key or None,
             name=f.name,
-            loot=tuple(_json(f.loot_text) or ()),
+            loot=tuple(json_text(f.loot_text) or ()),
             works_quota=f.works_quota,
-            works_square=tuple(square) if (square := _json(f.works_square_text)) else None,
+            works_square=tuple(square) if (square := json_text(f.works_square_text)) else None,
             works_built=f.works_built,
             ships=f.ships,
             sea_folk=f.sea_folk,
@@ -230,10 +214,10 @@ def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
             rafts=f.rafts,
             afloat=f.afloat,
             figures_lost=f.figures_lost,
-            tokens=_json(f.tokens_text),
-            regroup_pool=_json(f.regroup_pool_text),
+            tokens=json_text(f.tokens_text),
+            regroup_pool=json_text(f.regroup_pool_text),
         )
-        for f in _rows(
+        for f in rows_read(
             Force.objects.filter(campaign=campaign).order_by("position", "key"),
             "pk key owner_id x y status leader_key name loot works_quota works_square "
             "works_built ships sea_folk boats rafts afloat figures_lost tokens regroup_pool",

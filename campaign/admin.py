@@ -587,20 +587,12 @@ class SetupRollAdmin(ModelAdmin[SetupRoll]):
 
 @admin.register(StoredMap)
 class StoredMapAdmin(ModelAdmin[StoredMap]):
-    """The map versions the stored resolutions refer to: read, never edited (a resolution's
-    replay reads the map it ran on)."""
+    """Map versions the stored resolutions refer to: read only (a replay reads its map)."""
 
     list_display = ["campaign", "digest", "created_at"]
     list_filter = ["campaign"]
     list_select_related = ["campaign"]
     readonly_fields = ["campaign", "digest", "data", "created_at"]
-
-    def get_queryset(self, request: HttpRequest) -> models.QuerySet[StoredMap]:
-        qs = super().get_queryset(request)
-        match = request.resolver_match
-        if match is not None and (match.url_name or "").endswith("_changelist"):
-            qs = qs.defer("data")  # a map is tens of kilobytes
-        return qs
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
