@@ -230,8 +230,7 @@ def test_print_page_for_an_observer_under_fog_is_empty(cast):
 @pytest.fixture
 def three_sides(db, django_user_model):
     """A generated campaign of three sides, one player each, fog of war on; turn 1 (seed 6)
-    ends in t1-b1 (sides s1 and s2) and t1-b2 (sides s3 and s2: s3 makes that contact). Users
-    p1…p3 play them."""
+    ends in t1-b1 (sides s1 and s2) and t1-b2 (sides s2 and s3). Users p1…p3 play them."""
     state = generate_campaign(
         width=9, height=6, players=3, forces=9, units_per_force=2, seed=6, sides=3
     )
@@ -254,7 +253,7 @@ def three_sides(db, django_user_model):
         b.key: [s["side"] for s in b.pack["sides"]]
         for b in Battle.objects.filter(campaign=campaign)
     }
-    assert sides == {"t1-b1": ["s1", "s2"], "t1-b2": ["s3", "s2"]}, sides
+    assert sides == {"t1-b1": ["s1", "s2"], "t1-b2": ["s2", "s3"]}, sides
     assert Turn.objects.get(pk=turn.pk).status == Turn.Status.BATTLES
     return campaign
 
