@@ -314,14 +314,16 @@ class _Board:
         rule: str,
         own_order: Callable[[str], tuple[int, int]] | None = None,
     ) -> list[str]:
-        """Order by score, highest first; tied results are settled by `_settle`."""
+        """Order by score, highest first. Tied results re-roll 1D6 without CV among
+        themselves, again while tied (R6.1.1, R6.1.5). [SR] A tie that involves one player
+        only needs no dice: he places those counters himself (priority list, then state
+        order)."""
         groups: dict[int, list[str]] = {}
         for i in ids:
             groups.setdefault(score[i], []).append(i)
         out: list[str] = []
         for total in sorted(groups, reverse=True):
-            grp = groups[total]
-            out.extend(grp if len(grp) == 1 else self._settle(grp, owner, rule, own_order))
+            out.extend(self._settle(groups[total], owner, rule, own_order))
         return out
 
     def _settle(
@@ -331,35 +333,15 @@ class _Board:
         rule: str,
         own_order: Callable[[str], tuple[int, int]] | None,
     ) -> list[str]:
-        """[SR] R6.1.5 with R6.1.1: a tie between results decides which player serves first,
-        so the tied players (not each tied force) re-roll 1D6 without CV against each other,
-        again while tied; each player's results at that total are then served one after the
-        other, in the order he places those counters (priority list, then state order). A
-        tie of one player's own results needs no dice. A player's re-roll is recorded under
-        his first tied force. One die per tied player, not per tied force: the re-rolls no
-        longer grow with the number of forces."""
-        mine: dict[str, list[str]] = {}
-        for i in ids:
-            mine.setdefault(owner(i), []).append(i)
-        if own_order is not None:
-            for fids in mine.values():
-                fids.sort(key=own_order)
-        players = list(mine)
-        if len(players) > 1:
-            players = self._reroll(players, {p: fids[0] for p, fids in mine.items()}, rule)
-        return [i for p in players for i in mine[p]]
-
-    def _reroll(self, players: list[str], voice: dict[str, str], rule: str) -> list[str]:
-        """R6.1.1: the tied players roll again against each other, higher first."""
+        if len({owner(i) for i in ids}) == 1:
+            return sorted(ids, key=own_order) if own_order is not None else ids
         rolls: dict[int, list[str]] = {}
-        roll = self.dice.roll
-        for p in players:
-            rec = roll(purpose=f"movement:initiative-{voice[p]}", rule=rule, judge=_judge_tie)
-            rolls.setdefault(rec.natural[0], []).append(p)
+        for i in ids:
+            rec = self.dice.roll(purpose=f"movement:initiative-{i}", rule=rule, judge=_judge_tie)
+            rolls.setdefault(rec.value, []).append(i)
         out: list[str] = []
         for v in sorted(rolls, reverse=True):
-            grp = rolls[v]
-            out.extend(grp if len(grp) == 1 else self._reroll(grp, voice, rule))
+            out.extend(self._settle(rolls[v], owner, rule, own_order))
         return out
 
     def _by_force(self, movers: list[Force]) -> list[str]:

@@ -140,42 +140,25 @@ def test_initiative_by_force_highest_first_and_winner_recorded():
     assert d.ledger[0].total == 5 and d.ledger[0].rule == "R6.1.3"
 
 
-def test_initiative_tied_players_reroll_against_each_other_until_settled():
+def test_initiative_tied_forces_reroll_among_themselves_until_settled():
     st = campaign(
         force("r1", "red", (0, 0), Status.DEFEND),
         force("r2", "red", (0, 2), Status.DEFEND),
         force("b1", "blue", (7, 4), Status.DEFEND),
     )
-    # all three total 7 (R6.1.5 [SR] with R6.1.1): the tied players re-roll, one die each,
-    # red's under his first tied force: red 3, blue 3, still tied; again: red 2 < blue 5.
-    # Red's two results are then served one after the other.
-    new, events, d = run(st, orders(red={}, blue={}), [4, 4, 4, 3, 3, 2, 5])
+    # all three total 7 (R6.1.5): each tied force re-rolls; r1 3, r2 1, b1 3; r1 and b1
+    # are still tied across players and roll again: 2 < 5
+    new, events, d = run(st, orders(red={}, blue={}), [4, 4, 4, 3, 1, 3, 2, 5])
     assert of(events, InitiativeDetermined)[0].order == ("b1", "r1", "r2")
     assert [r.purpose for r in d.ledger[3:]] == [
         "movement:initiative-r1",
-        "movement:initiative-b1",
-    ] * 2
-    assert {r.rule for r in d.ledger[3:]} == {"R6.1.5"}
-    assert {r.outcome for r in d.ledger[3:5]} == {"tie re-roll 3"}
-    assert new.initiative_winner == "blue"
-
-
-def test_a_tied_players_results_are_served_together_in_his_own_order():
-    st = campaign(
-        force("r1", "red", (0, 0), Status.DEFEND),
-        force("b1", "blue", (7, 4), Status.DEFEND),
-        force("r2", "red", (0, 2), Status.DEFEND),
-        force("g1", "green", (4, 7), Status.DEFEND),
-        players=(("red", "west"), ("blue", "east"), ("green", "north")),
-    )
-    red = PlayerOrders("red", {}, initiative_priority=("r2",))
-    # r1, b1, r2 total 7, g1 4: red re-rolls under r2 (first in his own order): 6 > blue 1
-    _, events, d = run(st, orders(red=red, blue={}, green={}), [4, 4, 4, 1, 6, 1])
-    assert of(events, InitiativeDetermined)[0].order == ("r2", "r1", "b1", "g1")
-    assert [r.purpose for r in d.ledger[4:]] == [
         "movement:initiative-r2",
         "movement:initiative-b1",
+        "movement:initiative-r1",
+        "movement:initiative-b1",
     ]
+    assert {r.rule for r in d.ledger[3:]} == {"R6.1.5"}
+    assert new.initiative_winner == "blue"
 
 
 def test_a_players_own_tied_results_need_no_dice():
