@@ -18,6 +18,7 @@ difference is the turn's. Prints the instructions of the turn and per force.
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import json
 import os
@@ -60,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
         seed=a.seed,
     )
     orders = generate_orders(state, seed=a.seed)
+    # the generator's garbage collected before the turn, not by a collection inside it (in
+    # both modes: the instructions' difference keeps the turn's own collections only)
+    gc.collect()
     if a.mode == "generate":
         return 0
     if a.mode == "resolve":
