@@ -124,7 +124,9 @@ def profile(client: Client, r: Request, label: str) -> None:
     prof = cProfile.Profile()
     prof.runcall(send, r.url, r.data, headers=r.headers)
     print(f"--- profile of {label}", file=sys.stderr)
-    pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(35)
+    stats = pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative")
+    # PROFILE_MATCH: only the calls whose path matches (e.g. "/work/main/(campaign|rules)")
+    stats.print_stats(os.environ.get("PROFILE_MATCH", ""), int(os.environ.get("PROFILE_LINES", 35)))
 
 
 def measure(

@@ -8,16 +8,14 @@ delete per table, touching only rows that changed.
 
 from __future__ import annotations
 
-import functools
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import rules as R
 from battles.models import Battle
-from campaign import stored_states
-from campaign.bulk import json_text, rows_read, rows_sync
+from campaign import state_rows, stored_states
+from campaign.bulk import rows_sync
 from campaign.models import (
     Campaign,
     Command,
@@ -39,81 +37,26 @@ from rules import BattlePack, PendingBattle, PlayerOrders, from_data, to_data
 # --- reading ---------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=1024)
-def _features(text: str | None) -> frozenset[R.Feature]:
-    """A square's features from their JSON text: a map has few distinct sets of them."""
-    return frozenset(R.Feature(f) for f in (json_text(text) or ()))
-
-
-_SPECIALITY = {m.value: m for m in R.Speciality}
-_QUALITY = {m.value: m for m in R.Quality}
-_STATUS = {m.value: m for m in R.Status}
-
-
 def state_load(*, campaign: Campaign, turn: Turn | None = None) -> R.CampaignState:
-    """The rules state of a campaign: one query per table (seven; eight with a turn's carry)."""
-    players = list(
-        rows_read(
-            Player.objects.filter(campaign=campaign).order_by("position", "key"),
-            "pk key side__key name race role initial_points tribal light surrendered bank "
-            "battles_won battles_lost",
-        )
-    )
-    pkey = {p.pk: p.key for p in players}
-    holdings = [
-        R.Holding(
-            id=h.key,
-            square=(h.x, h.y),
-            owner=pkey[h.owner_id],
-            original_owner=pkey[h.original_owner_id],
-            capital=h.capital,
-            name=h.name,
-            feature=h.feature or None,
-            sacked=h.sacked,
-            carried_by=h.carried_by or None,
-            destroyed=h.destroyed,
-            artefacts_holder=h.artefacts_holder or None,
-            port=h.port,
-        )
-        for h in rows_read(
-            Holding.objects.filter(campaign=campaign).order_by("position", "key"),
-            "key x y owner_id original_owner_id capital name feature sacked carried_by destroyed "
-            "artefacts_holder port",
-        )
-    ]
-    forces = _forces_load(campaign, pkey)
+    """The rules state of a campaign: its rows decoded once per process and kept under the
+    database's stamp of them (`campaign.state_rows`: one query when kept; seven tables read
+    otherwise), its own fields read from `campaign`, a turn's carry on top."""
+    rows = state_rows.rows_get(campaign)
     state = R.CampaignState(
         turn=campaign.turn_number,
         day=campaign.day,
-        map=_map_load(campaign),
-        players=tuple(
-            R.Player(
-                id=p.key,
-                side=p.side__key,
-                name=p.name,
-                race=p.race,
-                role=p.role,
-                initial_points=p.initial_points,
-                tribal=p.tribal,
-                light=p.light,
-                surrendered=p.surrendered,
-            )
-            for p in players
-        ),
-        holdings=tuple(holdings),
-        forces=tuple(forces),
+        map=rows.map,
+        players=rows.players,
+        holdings=rows.holdings,
+        forces=rows.forces,
         options=options_of(campaign),
         scenario=campaign.scenario or None,
         weather=R.Weather(campaign.weather),
         force_weather={k: R.Weather(v) for k, v in campaign.force_weather.items()},
         heavy_ground_now=campaign.heavy_ground_now,
         snow=from_data(R.Snow, campaign.snow) if campaign.snow else R.Snow(),
-        bank={p.key: p.bank for p in players if p.bank},
-        records={
-            p.key: R.PlayerRecord(p.battles_won, p.battles_lost)
-            for p in players
-            if p.battles_won or p.battles_lost
-        },
+        bank=rows.bank,
+        records=rows.records,
         initiative_winner=campaign.initiative_winner or None,
         next_id=campaign.next_id,
         ended=campaign.ended or None,
@@ -122,108 +65,6 @@ def state_load(*, campaign: Campaign, turn: Turn | None = None) -> R.CampaignSta
     if turn is not None and turn.carry:
         state = _with_carry(state, turn)
     return state
-
-
-def _map_load(campaign: Campaign) -> R.GameMap:
-    features: dict[R.Coord, frozenset[R.Feature]] = {}
-    zones: dict[R.Coord, str] = {}
-    squares = rows_read(Square.objects.filter(campaign=campaign), "x y features zone", "features")
-    for x, y, text, zone in squares:
-        if feats := _features(text):
-            features[(x, y)] = feats
-        if zone:
-            zones[(x, y)] = zone
-    return R.GameMap(campaign.width, campaign.height, features, zones)
-
-
-def _units_load(campaign: Campaign) -> dict[int, list[R.Unit]]:
-    """Command pk → its units, in their order."""
-    units: dict[int, list[R.Unit]] = defaultdict(list)
-    for u in rows_read(
-        Unit.objects.filter(campaign=campaign).order_by("command_id", "position"),
-        "command_id key type speciality quality figures points_per_figure mercenary missile "
-        "mounted min_figures leader_points",
-    ):
-        units[u.command_id].append(
-            R.Unit(
-                id=u.key,
-                type=u.type,
-                speciality=_SPECIALITY[u.speciality],
-                quality=_QUALITY[u.quality],
-                figures=u.figures,
-                points_per_figure=u.points_per_figure,
-                mercenary=u.mercenary,
-                missile=u.missile,
-                mounted=u.mounted,
-                min_figures=u.min_figures,
-                leader_points=u.leader_points,
-            )
-        )
-    return units
-
-
-def _forces_load(campaign: Campaign, pkey: dict[int, str]) -> list[R.Force]:
-    units = _units_load(campaign)
-    commands: dict[int, list[R.Command]] = defaultdict(list)
-    for c in rows_read(
-        Command.objects.filter(campaign=campaign).order_by("force_id", "position"),
-        "pk force_id key general_key general_cv general_name general_points general_mounted",
-    ):
-        general = None
-        if c.general_key:
-            general = R.General(
-                id=c.general_key,
-                cv=c.general_cv or 0,
-                name=c.general_name,
-                points=c.general_points,
-                mounted=c.general_mounted,
-            )
-        commands[c.force_id].append(R.Command(c.key, general, tuple(units[c.pk])))
-    individuals: dict[int, list[R.Individual]] = defaultdict(list)
-    for i in rows_read(
-        Individual.objects.filter(campaign=campaign).order_by("force_id", "position"),
-        "force_id key kind name points mounted magic_points",
-    ):
-        individuals[i.force_id].append(
-            R.Individual(
-                id=i.key,
-                kind=R.IndividualKind(i.kind),
-                name=i.name,
-                points=i.points,
-                mounted=i.mounted,
-                magic_points=i.magic_points,
-            )
-        )
-    return [
-        R.Force(
-            id=f.key,
-            owner=pkey[f.owner_id],
-            square=(f.x, f.y),
-            status=_STATUS[f.status],
-            commands=tuple(commands[f.pk]),
-            individuals=tuple(individuals[f.pk]),
-            leader_id=f.leader_key or None,
-            name=f.name,
-            loot=tuple(json_text(f.loot_text) or ()),
-            works_quota=f.works_quota,
-            works_square=tuple(square) if (square := json_text(f.works_square_text)) else None,
-            works_built=f.works_built,
-            ships=f.ships,
-            sea_folk=f.sea_folk,
-            boats=f.boats,
-            rafts=f.rafts,
-            afloat=f.afloat,
-            figures_lost=f.figures_lost,
-            tokens=json_text(f.tokens_text),
-            regroup_pool=json_text(f.regroup_pool_text),
-        )
-        for f in rows_read(
-            Force.objects.filter(campaign=campaign).order_by("position", "key"),
-            "pk key owner_id x y status leader_key name loot works_quota works_square "
-            "works_built ships sea_folk boats rafts afloat figures_lost tokens regroup_pool",
-            "loot works_square tokens regroup_pool",
-        )
-    ]
 
 
 def _with_carry(state: R.CampaignState, turn: Turn) -> R.CampaignState:

@@ -560,6 +560,6 @@ class SetupRoll(models.Model):
 
 
 # the rows a resolution leaves (below the rest: they point at them)
-from campaign.records import StoredMap, TurnResolution  # noqa: E402
+from campaign.records import StateStamp, StoredMap, TurnResolution  # noqa: E402
 
-__all__ = ["StoredMap", "TurnResolution"]
+__all__ = ["StateStamp", "StoredMap", "TurnResolution"]

@@ -68,3 +68,21 @@ class StoredMap(models.Model):
 
     def __str__(self) -> str:
         return f"{self.campaign_id} · {self.digest[:12]}"
+
+
+class StateStamp(models.Model):
+    """A random token that the database renews whenever a row `state_load` reads changes
+    (players, sides, holdings, forces, commands, units, individuals, squares): triggers of
+    migration 0019 write it, so every write path counts, bulk updates, the admin and raw SQL
+    included. A process keeps the rows it decoded under it (`campaign.state_cache`). No
+    foreign key: a child row's delete trigger must not block deleting its campaign."""
+
+    campaign_id = models.BigIntegerField(primary_key=True)
+    stamp = models.CharField(max_length=36)
+
+    class Meta:
+        verbose_name = _("state stamp")
+        verbose_name_plural = _("state stamps")
+
+    def __str__(self) -> str:
+        return f"{self.campaign_id} · {self.stamp}"

@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from battles.models import Battle
 from battles.services import battle_result_record
-from campaign import adapters
+from campaign import adapters, state_rows
 from campaign.adapters import state_current
 from campaign.models import Command, Force, Holding, Individual, Turn, Unit
 from campaign.selectors import turn_current
@@ -337,9 +337,13 @@ def test_state_load_and_save_use_a_fixed_number_of_queries(
     state = generate_campaign(**params)
     campaign = campaign_create(slug=f"seam-{forces}", name="Seam", state=state)
     turn = turn_current(campaign=campaign)
-    # players, squares, holdings, units, commands, individuals, forces
-    with django_assert_num_queries(7):
-        adapters.state_load(campaign=campaign, turn=turn)
+    state_rows.clear()
+    # the stamp, players, squares, holdings, units, commands, individuals, forces, the stamp
+    # again (campaign.state_rows keeps what it read only if no write came in between)
+    with django_assert_num_queries(9):
+        loaded = adapters.state_load(campaign=campaign, turn=turn)
+    with django_assert_num_queries(1):  # kept: the stamp alone
+        assert adapters.state_load(campaign=campaign, turn=turn) == loaded
     # nothing changed: the campaign row and one read per synced table, no write
     with django_assert_num_queries(7):
         adapters.state_save(campaign=campaign, state=state)
@@ -348,4 +352,4 @@ def test_state_load_and_save_use_a_fixed_number_of_queries(
         adapters.state_save(campaign=campaign, state=_evolved(state))
     with CaptureQueriesContext(connection) as q:
         adapters.state_load(campaign=campaign)
-    assert len(q) == 7
+    assert len(q) == 9  # the writes renewed the stamp: read again
