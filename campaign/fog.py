@@ -44,6 +44,8 @@ no battle. For anyone else the battle does not exist.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -58,9 +60,32 @@ from rules import CampaignState, Coord, Force
 # --- the map ---------------------------------------------------------------------------------
 
 
-def watched_squares(state: CampaignState, side_key: str) -> set[Coord]:
+def watched_squares(state: CampaignState, side_key: str) -> frozenset[Coord]:
     """Squares a side observes: its forces' squares and zones of control (R6.6.1), and the
     squares of the holdings its players own."""
+    return _sight(state, side_key)[0]
+
+
+def visible_force_keys(state: CampaignState, side_key: str) -> frozenset[str]:
+    return _sight(state, side_key)[1]
+
+
+# (id of forces, of holdings, of players, side) → (those three, what the side sees): the
+# decoded rows are shared by the requests of a process (campaign.state_rows), so what a side
+# sees of them is worked out once; the identity check makes a reused id harmless
+_Sight = tuple[frozenset[Coord], frozenset[str]]
+_sights: OrderedDict[tuple[int, int, int, str], tuple[Any, Any, Any, _Sight]] = OrderedDict()
+_sights_lock = threading.Lock()
+SIGHTS_MAX = 8  # each keeps its state alive: a few, as the states kept decoded are
+
+
+def _sight(state: CampaignState, side_key: str) -> _Sight:
+    parts = (state.forces, state.holdings, state.players)
+    key = (id(parts[0]), id(parts[1]), id(parts[2]), side_key)
+    with _sights_lock:
+        hit = _sights.get(key)
+    if hit is not None and hit[0] is parts[0] and hit[1] is parts[1] and hit[2] is parts[2]:
+        return hit[3]
     side_of = {p.id: p.side for p in state.players}
     watched: set[Coord] = set()
     for f in state.forces:
@@ -70,13 +95,15 @@ def watched_squares(state: CampaignState, side_key: str) -> set[Coord]:
     for h in state.holdings:
         if side_of.get(h.owner) == side_key and not h.destroyed and h.carried_by is None:
             watched.add(h.square)
-    return watched
-
-
-def visible_force_keys(state: CampaignState, side_key: str) -> set[str]:
-    side_of = {p.id: p.side for p in state.players}
-    watched = watched_squares(state, side_key)
-    return {f.id for f in state.forces if side_of[f.owner] == side_key or f.square in watched}
+    seen = frozenset(
+        f.id for f in state.forces if side_of[f.owner] == side_key or f.square in watched
+    )
+    sight: _Sight = (frozenset(watched), seen)
+    with _sights_lock:
+        _sights[key] = (*parts, sight)
+        while len(_sights) > SIGHTS_MAX:
+            _sights.popitem(last=False)
+    return sight
 
 
 @dataclass(frozen=True)
@@ -112,11 +139,14 @@ def map_view_for(*, viewer: Viewer, state: CampaignState) -> MapView:
         return MapView((), (), False)
     keys = visible_force_keys(state, side_key)
     forces = tuple(f for f in state.forces if f.id in keys)
+    # the side's sightings filtered here: an `exclude` of every visible key built a query
+    # that grew with the campaign
     ghosts = tuple(
         Ghost(s.force_key, (s.x, s.y), s.turn_number, s.status, s.figures)
         for s in Sighting.objects.filter(campaign=viewer.campaign, side_key=side_key)
-        .exclude(force_key__in=keys)
         .order_by("force_key")
+        .values_list("force_key", "x", "y", "turn_number", "status", "figures", named=True)
+        if s.force_key not in keys
     )
     return MapView(forces, ghosts, False)
 

@@ -483,7 +483,7 @@ def _last_turn_marks(
         return (), ()
     view, side, sides = scene.view, scene.side, scene.sides
     force_by_id = scene.forces
-    watched: set[Coord] = set()
+    watched: frozenset[Coord] = frozenset()
     if not view.everything and side is not None:
         watched = watched_squares(scene.state, side)
     visible = {f.id for f in view.forces}

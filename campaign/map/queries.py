@@ -5,6 +5,7 @@ only the parts of the big JSON columns the map uses are read (`jsonb_path_query_
 
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,7 +116,7 @@ def battle_rows(last: LastTurn, *, jsonpath: bool) -> list[tuple[str, int, int, 
     ]
 
 
-def seen_path(points: list[Coord], watched: set[Coord]) -> list[Coord]:
+def seen_path(points: list[Coord], watched: Set[Coord]) -> list[Coord]:
     """The part of an enemy's path the viewer's side could have seen: the squares it watches
     at the end, plus the square the force came from (the direction it arrived from)."""
     i = len(points)

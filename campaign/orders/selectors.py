@@ -353,6 +353,18 @@ def orders_page_get_for_player(
     )
 
 
+def orders_page_after_save(
+    page: OrdersPage, row: Orders, only: str, orders: PlayerOrders | None = None
+) -> OrdersPage:
+    """The page again after a save of the player's orders into `row` (`orders`: its data as
+    the rules read it, if the save decoded it): the rest of what the page shows does not
+    change with his orders; `only`'s card built anew."""
+    if orders is None:
+        orders = player_orders_get(player=page.player, row=row)
+    cards = _cards(page.state, page.player.key, orders, page.enemy, only)
+    return replace(page, row=row, orders=orders, forces=tuple(cards), partial=True)
+
+
 def orders_list_for_gm(*, turn: Turn) -> list[tuple[Player, Orders | None]]:
     """Every player of the turn's campaign with his Orders row for the turn (or None)."""
     rows = {o.player_id: o for o in Orders.objects.filter(turn=turn).select_related("submitted_by")}

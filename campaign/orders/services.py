@@ -52,6 +52,7 @@ class ForceNotYours(ServiceError):
 class OrdersSaved:
     orders: Orders
     was_confirmed: bool  # the save set confirmed orders back to "saved"
+    decoded: PlayerOrders | None = None  # `orders.data` as the rules read it
 
 
 def _open_turn(turn: Turn) -> Turn:
@@ -80,7 +81,22 @@ def orders_submit(
     before stays as it was. `state`: the campaign's state as the caller read it in this
     request (the state changes only when a turn resolves, which a turn still open under the
     lock rules out); without it, it is read here."""
-    turn = _open_turn(turn)
+    turn, row = _locked(player, turn)
+    return _write(player, turn, row, data, confirm=confirm, user=user, state=state)[0]
+
+
+def _write(
+    player: Player,
+    turn: Turn,
+    row: Orders | None,
+    data: dict[str, Any],
+    *,
+    confirm: bool,
+    user: User | None,
+    state: CampaignState | None,
+) -> tuple[Orders, PlayerOrders]:
+    """Check and write the orders of a turn locked by the caller (`_locked`), into `row`,
+    the player's row read under that lock (None: a new one)."""
     if player.campaign_id != turn.campaign_id:
         raise ServiceError("This player does not belong to the turn's campaign.")
     try:
@@ -93,19 +109,21 @@ def orders_submit(
     if errors:
         raise InvalidOrders(errors)
     now = timezone.now()
-    orders, _ = Orders.objects.update_or_create(
-        turn=turn,
-        player=player,
-        defaults={
-            "data": adapters.orders_to_data(po),
-            "status": Orders.Status.CONFIRMED if confirm else Orders.Status.SAVED,
-            "confirmed_at": now if confirm else None,
-            "submitted_by": user,
-        },
-    )
+    fields = {
+        "data": adapters.orders_to_data(po),
+        "status": Orders.Status.CONFIRMED if confirm else Orders.Status.SAVED,
+        "confirmed_at": now if confirm else None,
+        "submitted_by": user,
+    }
+    if row is None:  # the turn's lock makes this the only writer of the player's row
+        row = Orders.objects.create(turn=turn, player=player, **fields)
+    else:
+        for name, value in fields.items():
+            setattr(row, name, value)
+        row.save(update_fields=[*fields, "saved_at"])
     if confirm:
         orders_confirmed.send(sender=Orders, turn=turn)
-    return orders
+    return row, po
 
 
 def path_after_click(*, path: tuple[Coord, ...], square: Coord) -> tuple[Coord, ...]:
@@ -124,10 +142,17 @@ def _locked(player: Player, turn: Turn) -> tuple[Turn, Orders | None]:
     return turn, Orders.objects.filter(turn=turn, player=player).first()
 
 
-def _check_force(player: Player, force_key: str) -> None:
-    if not Force.objects.filter(
-        campaign_id=player.campaign_id, key=force_key, owner=player
-    ).exists():
+def _check_force(player: Player, force_key: str, state: CampaignState | None = None) -> None:
+    """The force is the player's: in the caller's state if given (it read the campaign in
+    this request), otherwise in the rows."""
+    if state is not None:
+        force = next((f for f in state.forces if f.id == force_key), None)
+        mine = force is not None and force.owner == player.key
+    else:
+        mine = Force.objects.filter(
+            campaign_id=player.campaign_id, key=force_key, owner=player
+        ).exists()
+    if not mine:
         raise ForceNotYours(f"You do not command a force {force_key!r}.")
 
 
@@ -140,10 +165,8 @@ def _save(
     state: CampaignState | None = None,
 ) -> OrdersSaved:
     was_confirmed = row is not None and row.status == Orders.Status.CONFIRMED
-    orders = orders_submit(
-        player=player, turn=turn, data=data, confirm=False, user=user, state=state
-    )
-    return OrdersSaved(orders, was_confirmed)
+    orders, decoded = _write(player, turn, row, data, confirm=False, user=user, state=state)
+    return OrdersSaved(orders, was_confirmed, decoded)
 
 
 @transaction.atomic
@@ -158,7 +181,7 @@ def force_orders_save(
     """Save one force's orders into the player's orders for the turn, keeping the rest as
     saved (other forces, initiative priority, reinforcement requests). `state` as for
     `orders_submit`."""
-    _check_force(player, force_orders.force_id)
+    _check_force(player, force_orders.force_id, state)
     turn, row = _locked(player, turn)
     data = dict(row.data) if row is not None else {}
     fo = to_data(force_orders)
@@ -185,7 +208,7 @@ def orders_confirm(*, player: Player, turn: Turn, user: User | None = None) -> O
     They stay editable until the turn closes; an edit makes them "saved" again."""
     turn, row = _locked(player, turn)
     data = dict(row.data) if row is not None else {}
-    return orders_submit(player=player, turn=turn, data=data, confirm=True, user=user)
+    return _write(player, turn, row, data, confirm=True, user=user, state=None)[0]
 
 
 @transaction.atomic
@@ -194,7 +217,7 @@ def orders_unconfirm(*, player: Player, turn: Turn, user: User | None = None) ->
     turn, row = _locked(player, turn)
     if row is None or row.status != Orders.Status.CONFIRMED:
         return row
-    return orders_submit(player=player, turn=turn, data=dict(row.data), confirm=False, user=user)
+    return _write(player, turn, row, dict(row.data), confirm=False, user=user, state=None)[0]
 
 
 @transaction.atomic

@@ -44,6 +44,7 @@ from campaign.orders.selectors import (
     OrdersPage,
     force_test_chances_get,
     orders_list_for_gm,
+    orders_page_after_save,
     orders_page_get_for_player,
     square_label,
 )
@@ -58,7 +59,7 @@ from campaign.orders.services import (
     path_after_click,
 )
 from campaign.selectors import turn_current
-from rules import SEEN_CV, SEEN_MIX, CampaignState, Coord, ForceOrders, RulesError, Status
+from rules import SEEN_CV, SEEN_MIX, Coord, ForceOrders, RulesError, Status
 
 TEMPLATE = "campaign/orders.html"
 
@@ -234,7 +235,7 @@ def orders_force(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpRes
             return _render_card(
                 request, viewer, page, _editor(viewer, page, card, saved_form, error_index)
             )
-        return _after_save(request, viewer, card.key, saved, summary=True, state=page.state)
+        return _after_save(request, viewer, card.key, saved, summary=True, page=page)
 
     form = _form(card, request.POST)
     return _save(request, viewer, page, card, form, summary=True)
@@ -310,7 +311,7 @@ def _save(
         return _render_card(request, viewer, page, _editor(viewer, page, card, form, error_index))
     original = form.data.get("original")
     return _after_save(
-        request, viewer, card.key, saved, summary=summary, original=original, state=page.state
+        request, viewer, card.key, saved, summary=summary, page=page, original=original
     )
 
 
@@ -373,17 +374,16 @@ def _after_save(
     saved: OrdersSaved,
     *,
     summary: bool,
+    page: OrdersPage,
     original: str | None = None,
-    state: CampaignState | None = None,
 ) -> HttpResponse:
     if not request.htmx:
         slug = viewer.campaign.slug
         target = "campaign:orders" if summary else "campaign:orders-force"
         args = (slug,) if summary else (slug, force_key)
         return HttpResponseRedirect(f"{reverse(target, args=args)}#orders-force-{force_key}")
-    page = orders_page_get_for_player(
-        viewer=viewer, turn=saved.orders.turn, state=state, only=force_key
-    )
+    # the save changed the orders row alone: the rest of the page stands as this request read it
+    page = orders_page_after_save(page, saved.orders, force_key, saved.decoded)
     card = _card_or_404(page, force_key)
     if summary:
         ctx: dict[str, Any] = {"card": card}
