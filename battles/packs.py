@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from battles.features import FeatureLine, feature_line
@@ -44,7 +45,8 @@ from campaign.labels import (
 from campaign.models import Player, Side, Turn, TurnResolution
 from campaign.names import force_label, member_labels
 from campaign.sentences import WEATHER_PHRASE, signed
-from rules import CampaignState
+from campaign.state_rows import derived
+from rules import CampaignState, Force, Unit
 
 
 def battle_get_for_viewer(*, viewer: Viewer, key: str) -> Battle | None:
@@ -96,21 +98,37 @@ def people_get(campaign_id: int) -> People:
 
 
 def resolutions_get(turn: Turn) -> dict[str, TurnResolution]:
-    return {r.stage: r for r in TurnResolution.objects.filter(turn=turn)}
+    """The turn's stored resolutions, without the columns no battle page reads (its state,
+    fetched when it is not decoded already: `adapters.state_before`)."""
+    rows = TurnResolution.objects.filter(turn=turn).defer(
+        "state_before", "inputs", "squares_before"
+    )
+    return {r.stage: r for r in rows}
+
+
+def _battle_names(
+    state: CampaignState,
+) -> tuple[dict[str, Force], dict[str, Unit], dict[str, str], dict[str, str]]:
+    """Forces and units by id, and each member's name and force, of every force of `state`
+    (worked out once for the same decoded state: `state_rows.derived`)."""
+    forces = {f.id: f for f in state.forces}
+    units = {u.id: u for f in state.forces for c in f.commands for u in c.units}
+    members: dict[str, str] = {}
+    force_of: dict[str, str] = {}
+    for f in state.forces:
+        for mid, name in member_labels(f):
+            members[mid] = name
+            force_of[mid] = f.id
+    return forces, units, members, force_of
 
 
 class BattleNames:
     """Forces and their members by id, in one state."""
 
     def __init__(self, state: CampaignState) -> None:
-        self.forces = {f.id: f for f in state.forces}
-        self.units = {u.id: u for f in state.forces for c in f.commands for u in c.units}
-        self.members: dict[str, str] = {}
-        self.force_of: dict[str, str] = {}
-        for f in state.forces:
-            for mid, name in member_labels(f):
-                self.members[mid] = name
-                self.force_of[mid] = f.id
+        self.forces, self.units, self.members, self.force_of = derived(
+            ("battle-names", get_language()), (state.forces,), lambda: _battle_names(state)
+        )
 
     def force_name(self, fid: str) -> str:
         f = self.forces.get(fid)

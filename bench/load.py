@@ -566,7 +566,7 @@ def main(argv: list[str] | None = None) -> int:
             "load_average_after": [round(x, 2) for x in os.getloadavg()],
             "fog_of_war": True,
             "gunicorn": {"version": metadata.version("gunicorn"), "workers": a.workers},
-            "conn_max_age": int(os.environ.get("CONN_MAX_AGE") or 0),
+            "conn_max_age": int(os.environ.get("CONN_MAX_AGE", "60")),  # production settings
             "clients": len(clients),
             "clients_per_player": a.clients_per_player,
             "forces_per_client": a.forces_per_client,

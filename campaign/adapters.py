@@ -379,10 +379,14 @@ class StageStates:
 def stage_states_list(*, campaign: Campaign, number: int | None = None) -> list[StageStates]:
     """The stored resolutions (of turn `number`, or all) in the order they ran, each with the
     state it started from and the state it left: the next resolution's `state_before`, or the
-    current state for the latest."""
+    current state for the latest (its rows: the turn's carried orders are not read, as no
+    reader of a stage needs them). One turn's (`number`) come without their inputs, and
+    without their stored states unless not decoded yet."""
     qs = TurnResolution.objects.filter(turn__campaign=campaign).select_related("turn")
     if number is not None:
-        qs = qs.filter(turn__number__in=[number, number + 1])
+        qs = qs.filter(turn__number__in=[number, number + 1]).defer(
+            "state_before", "inputs", "squares_before"
+        )
     order = TurnResolution.STAGE_ORDER
     rs = sorted(qs, key=lambda r: (r.turn.number, order.get(r.stage, 9)))
     befores = states_before(rs)
@@ -394,7 +398,7 @@ def stage_states_list(*, campaign: Campaign, number: int | None = None) -> list[
         if i + 1 < len(rs):
             after = befores[i + 1]
         else:
-            current = current or state_current(campaign=campaign)
+            current = current or state_load(campaign=campaign)
             after = current
         out.append(StageStates(r, befores[i], after))
     return out

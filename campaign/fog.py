@@ -44,8 +44,6 @@ no battle. For anyone else the battle does not exist.
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -55,6 +53,7 @@ from django.utils.translation import gettext as _
 from battles.models import Battle
 from campaign.access import Viewer
 from campaign.models import Campaign, Sighting
+from campaign.state_rows import derived
 from rules import CampaignState, Coord, Force
 
 # --- the map ---------------------------------------------------------------------------------
@@ -70,40 +69,26 @@ def visible_force_keys(state: CampaignState, side_key: str) -> frozenset[str]:
     return _sight(state, side_key)[1]
 
 
-# (id of forces, of holdings, of players, side) → (those three, what the side sees): the
-# decoded rows are shared by the requests of a process (campaign.state_rows), so what a side
-# sees of them is worked out once; the identity check makes a reused id harmless
-_Sight = tuple[frozenset[Coord], frozenset[str]]
-_sights: OrderedDict[tuple[int, int, int, str], tuple[Any, Any, Any, _Sight]] = OrderedDict()
-_sights_lock = threading.Lock()
-SIGHTS_MAX = 8  # each keeps its state alive: a few, as the states kept decoded are
+def _sight(state: CampaignState, side_key: str) -> tuple[frozenset[Coord], frozenset[str]]:
+    """What a side watches and sees, once for the same decoded rows (`state_rows.derived`)."""
 
+    def compute() -> tuple[frozenset[Coord], frozenset[str]]:
+        side_of = {p.id: p.side for p in state.players}
+        watched: set[Coord] = set()
+        for f in state.forces:
+            if side_of[f.owner] == side_key:
+                watched.add(f.square)
+                watched.update(state.map.neighbours(f.square))
+        for h in state.holdings:
+            if side_of.get(h.owner) == side_key and not h.destroyed and h.carried_by is None:
+                watched.add(h.square)
+        seen = frozenset(
+            f.id for f in state.forces if side_of[f.owner] == side_key or f.square in watched
+        )
+        return frozenset(watched), seen
 
-def _sight(state: CampaignState, side_key: str) -> _Sight:
-    parts = (state.forces, state.holdings, state.players)
-    key = (id(parts[0]), id(parts[1]), id(parts[2]), side_key)
-    with _sights_lock:
-        hit = _sights.get(key)
-    if hit is not None and hit[0] is parts[0] and hit[1] is parts[1] and hit[2] is parts[2]:
-        return hit[3]
-    side_of = {p.id: p.side for p in state.players}
-    watched: set[Coord] = set()
-    for f in state.forces:
-        if side_of[f.owner] == side_key:
-            watched.add(f.square)
-            watched.update(state.map.neighbours(f.square))
-    for h in state.holdings:
-        if side_of.get(h.owner) == side_key and not h.destroyed and h.carried_by is None:
-            watched.add(h.square)
-    seen = frozenset(
-        f.id for f in state.forces if side_of[f.owner] == side_key or f.square in watched
-    )
-    sight: _Sight = (frozenset(watched), seen)
-    with _sights_lock:
-        _sights[key] = (*parts, sight)
-        while len(_sights) > SIGHTS_MAX:
-            _sights.popitem(last=False)
-    return sight
+    parts = (state.forces, state.holdings, state.players, state.map)
+    return derived(("sight", side_key), parts, compute)
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from campaign.fog import Lens, id_tokens
 from campaign.labels import battle_number
+from campaign.state_rows import derived
 from rules import CampaignState, Force
 
 
@@ -31,6 +33,27 @@ def member_labels(force: Force) -> Iterator[tuple[str, str]]:
         yield i.id, i.name or i.kind.value.replace("-", " ")
 
 
+_StateNames = tuple[dict[str, str], dict[str, tuple[str, str]], dict[str, str], dict[str, str]]
+
+
+def _state_names(states: Sequence[CampaignState]) -> _StateNames:
+    """Forces, members (id → (label, force id)), holdings and players by id, in `states`."""
+    forces: dict[str, str] = {}
+    members: dict[str, tuple[str, str]] = {}
+    holdings: dict[str, str] = {}
+    players: dict[str, str] = {}
+    for s in states:
+        for p in s.players:
+            players[p.id] = p.name or p.id
+        for h in s.holdings:
+            holdings[h.id] = h.name or h.id
+        for f in s.forces:
+            forces[f.id] = force_label(f)
+            for mid, label in member_labels(f):
+                members[mid] = (label, f.id)
+    return forces, members, holdings, players
+
+
 class Names:
     """Readable names for the ids of a stage, from its states (forces lost in the stage are
     still in the state it started from) and the campaign's sides."""
@@ -46,19 +69,10 @@ class Names:
         self.everything = everything
         self.sides = sides
         self.battle_sides = battle_sides or {}  # battle id → "a"/"b" → alliance name
-        self._forces: dict[str, str] = {}
-        self._members: dict[str, tuple[str, str]] = {}  # id → (label, force id)
-        self._holdings: dict[str, str] = {}
-        self._players: dict[str, str] = {}
-        for s in states:
-            for p in s.players:
-                self._players[p.id] = p.name or p.id
-            for h in s.holdings:
-                self._holdings[h.id] = h.name or h.id
-            for f in s.forces:
-                self._forces[f.id] = force_label(f)
-                for mid, label in member_labels(f):
-                    self._members[mid] = (label, f.id)
+        parts = tuple(x for s in states for x in (s.players, s.holdings, s.forces))
+        self._forces, self._members, self._holdings, self._players = derived(
+            ("names", get_language()), parts, lambda: _state_names(states)
+        )
 
     def force(self, fid: Any) -> str:
         if not fid:

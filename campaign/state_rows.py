@@ -19,10 +19,10 @@ from __future__ import annotations
 import functools
 import threading
 from collections import OrderedDict, defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 from django.db import connection
 
@@ -92,6 +92,34 @@ def clear() -> None:
     """Forget every kept state (tests that measure a cold load)."""
     with _lock:
         _cache.clear()
+        _derived.clear()
+
+
+# --- what is worked out of decoded rows, once -------------------------------------------------
+
+# (what, ids of the parts) → (the parts, the value): the decoded rows are shared by the
+# requests of a process (above, and a stored resolution's state: campaign.stored_states), so
+# what a page works out of all of them (what a side sees, the names of every force) is
+# worked out once; each entry keeps its parts alive, so an id is never reused meanwhile
+_derived: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = OrderedDict()
+DERIVED_MAX = 16
+
+
+def derived[T](what: Hashable, parts: tuple[Any, ...], compute: Callable[[], T]) -> T:
+    """`compute()`, a value worked out of `parts` (immutable decoded rows: a state's forces,
+    holdings, players) alone and never changed by its readers, once for the same parts.
+    `what` names the value and anything else it depends on (the language of its labels)."""
+    key = (what, *map(id, parts))
+    with _lock:
+        hit = _derived.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], parts, strict=True)):
+        return cast(T, hit[1])
+    value = compute()
+    with _lock:
+        _derived[key] = (parts, value)
+        while len(_derived) > DERIVED_MAX:
+            _derived.popitem(last=False)
+    return value
 
 
 # --- decoding the rows ------------------------------------------------------------------------

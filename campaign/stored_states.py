@@ -200,19 +200,27 @@ def _chain_rows(pks: Iterable[int]) -> dict[int, Any]:
     return dict(TurnResolution.objects.filter(pk__in=pks).values_list("pk", "state_before"))
 
 
+def _stored_of(rows: Sequence[TurnResolution]) -> dict[int, Any]:
+    """Each row's stored `state_before` by pk; those loaded without it (deferred: a page
+    that finds the state decoded already does not fetch it) read in one query."""
+    stored = {r.pk: r.state_before for r in rows if "state_before" not in r.get_deferred_fields()}
+    stored.update(_chain_rows(r.pk for r in rows if r.pk not in stored))
+    return stored
+
+
 def state_data_of(resolution: TurnResolution) -> Any:
     """The whole state data `resolution` started from (one query for its chain if it is a
     delta, one for its map unless cached)."""
-    stored = resolution.state_before
+    stored = _stored_of([resolution])[resolution.pk]
     chain = stored[_CHAIN] if _is_delta(stored) else ()
     return _wholes({0: _kept(stored, _chain_rows(chain))})[0]
 
 
 def states_data_of(rows: Sequence[TurnResolution]) -> dict[int, Any]:
-    """The whole state data of each of `rows` by pk (rows loaded with `state_before`, e.g.
-    a campaign's line): the chains are read from the rows themselves, with one query for
-    any row of a chain not among them."""
-    stored = {r.pk: r.state_before for r in rows}
+    """The whole state data of each of `rows` by pk (e.g. a campaign's line): the chains are
+    read from the rows themselves, with one query for any row of a chain not among them
+    (and one for the rows loaded without their state)."""
+    stored = _stored_of(rows)
     wanted = {pk for v in stored.values() if _is_delta(v) for pk in v[_CHAIN]}
     stored.update(_chain_rows(wanted - set(stored)))
     kept: dict[int, Any] = {}

@@ -112,7 +112,7 @@ def inbox(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     return render(request, "campaign/inbox.html", context)
 
 
-LEDGER_PAGE = 200  # rolls a page of the ledger shows: a big turn has thousands
+LEDGER_PAGE = 100  # rolls a page of the ledger shows: a big turn has thousands
 
 
 def _report_context(request: HttpRequest, viewer: Viewer, turn: Turn) -> dict[str, Any]:

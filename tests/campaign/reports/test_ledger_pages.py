@@ -1,4 +1,4 @@
-"""The dice ledger a page at a time (issue 14): a big turn's report shows 200 rolls, with
+"""The dice ledger a page at a time (issue 14): a big turn's report shows 100 rolls, with
 links to the earlier and later ones (htmx swaps the ledger only), instead of every roll."""
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ def test_a_big_ledger_shows_a_page_of_rolls_at_a_time(make_campaign, submit_orde
     html = client.get(url).content.decode()
     total = len(turn.resolutions.get(stage="turn").ledger)
     assert total > 200
-    assert html.count("<tr data-purpose=") == 200
-    assert f"Rolls 1 to 200 of {total}" in html and "Later rolls" in html
+    assert html.count("<tr data-purpose=") == 100
+    assert f"Rolls 1 to 100 of {total}" in html and "Later rolls" in html
     assert "Earlier rolls" not in html
-    later = client.get(url + "?from=200", headers={"HX-Request": "true", "HX-Target": "ledger"})
+    later = client.get(url + "?from=100", headers={"HX-Request": "true", "HX-Target": "ledger"})
     part = later.content.decode()
     assert part.lstrip().startswith('<div id="ledger">')  # the ledger alone
-    assert f"Rolls 201 to {min(400, total)} of {total}" in part and "Earlier rolls" in part
+    assert f"Rolls 101 to {min(200, total)} of {total}" in part and "Earlier rolls" in part
     odd = client.get(url + "?from=99999").content.decode()  # past the end: the first page
-    assert f"Rolls 1 to 200 of {total}" in odd
+    assert f"Rolls 1 to 100 of {total}" in odd
