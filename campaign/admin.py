@@ -31,7 +31,6 @@ from campaign.models import (
     Side,
     Sighting,
     Square,
-    StoredMap,
     Turn,
     TurnResolution,
     Unit,
@@ -585,14 +584,5 @@ class SetupRollAdmin(ModelAdmin[SetupRoll]):
         return False
 
 
-@admin.register(StoredMap)
-class StoredMapAdmin(ModelAdmin[StoredMap]):
-    """Map versions the stored resolutions refer to: read only (a replay reads its map)."""
-
-    list_display = ["campaign", "digest", "created_at"]
-    list_filter = ["campaign"]
-    list_select_related = ["campaign"]
-    readonly_fields = ["campaign", "digest", "data", "created_at"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
+# the rows a resolution leaves, and the state stamp: in their own module (read only)
+from campaign import admin_records  # noqa: E402, F401
