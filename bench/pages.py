@@ -111,8 +111,16 @@ class Bench:
         self.figures[name] = {"url": request.url, "method": request.method.upper()}
         for who, client in self.clients.items():
             self.figures[name][who] = measure(client, request, self.runs, after)
+            if DUMP:  # the answer itself, to read what a page sends
+                body = getattr(client, request.method)(
+                    request.url, request.data, headers=request.headers
+                )
+                (Path(DUMP) / f"{name}-{who}.html").write_bytes(body.content)
             if f"{name}:{who}" in self.profile:
                 profile(client, request, f"{name}:{who}")
+
+
+DUMP = os.environ.get("PAGES_DUMP", "")  # a folder: each page's last answer is written there
 
 
 def profile(client: Client, r: Request, label: str) -> None:

@@ -43,6 +43,7 @@ no battle. For anyone else the battle does not exist.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -206,16 +207,18 @@ SQUARE_FIELDS = ("square", "frm", "to")
 _WORD = re.compile(r"[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*")
 
 
-def id_tokens(text: str) -> set[str]:
+@functools.lru_cache(maxsize=32768)
+def id_tokens(text: str) -> frozenset[str]:
     """Every dash-joined run of words in `text`: ids such as "t1-b1" or "f3u2" inside a
-    purpose like "after:t1-b1:deserters-f3u2-exits" or a free-text detail."""
+    purpose like "after:t1-b1:deserters-f3u2-exits" or a free-text detail. A turn's purposes
+    and details are read again by every report and lens: each is split once per process."""
     out: set[str] = set()
     for word in _WORD.findall(text):
         parts = word.split("-")
         for i in range(len(parts)):
             for j in range(i + 1, len(parts) + 1):
                 out.add("-".join(parts[i:j]))
-    return out
+    return frozenset(out)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,15 @@ from typing import Any
 from django.utils.safestring import SafeString, mark_safe
 
 from campaign.labels import STATUS_MARKER
-from campaign.map.svg import INHERITED, S, clickable_svg, e, forces_svg, ghosts_svg
+from campaign.map.svg import (
+    COUNTER_FONT,
+    INHERITED,
+    S,
+    clickable_svg,
+    e,
+    forces_svg,
+    ghosts_svg,
+)
 from rules import Coord, GameMap, Status
 
 _CLICK_ATTR = re.compile(r"^(hx-[a-z-]+|data-[a-z0-9-]+|aria-[a-z-]+|title)$")
@@ -236,6 +244,11 @@ class MapModel:
     @property
     def px_height(self) -> int:
         return self.height * S
+
+    @property
+    def counter_font(self) -> str:
+        """A lone counter's font size, which its forces' group gives once (`forces_svg`)."""
+        return COUNTER_FONT
 
     @cached_property
     def forces_svg(self) -> SafeString:

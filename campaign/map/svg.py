@@ -192,6 +192,11 @@ def e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
+# a lone counter's font size: the forces' group gives it once (`COUNTER_FONT`), and only a
+# counter sharing its square (smaller) says its own
+COUNTER_FONT = f"{round(slots(1)[0] * 0.4, 2):g}"
+
+
 def forces_svg(forces: Iterable[MapForce]) -> str:
     """The force counters as SVG, built here in one pass: a template loop costs about as much
     again as the whole page for 240 forces. Each is a focusable group, `id="force-<key>"` and
@@ -201,14 +206,15 @@ def forces_svg(forces: Iterable[MapForce]) -> str:
         key, cx, tx, ty = e(f.key), f"{f.cx:g}", f"{f.tx:g}", f"{f.ty:g}"
         size, font = f"{f.size:g}", f"{f.font:g}"
         kind = "order" if f.is_order else "reaction"
+        own_font = f' font-size="{font}"' if font != COUNTER_FONT else ""
         parts.append(
             f'<g class="force {f.relation or "unaligned"} {kind}" id="force-{key}" '
-            f'data-force="{key}" tabindex="0"><title>{e(f.title)}</title>'
+            f'data-force="{key}" tabindex="0"{own_font}><title>{e(f.title)}</title>'
             f'<path class="zoc" d="{f.zoc_d}"/>'
             f'<rect class="counter" x="{tx}" y="{ty}" width="{size}" height="{size}" '
             f'fill="{e(f.colour)}"/>'
-            f'<text x="{cx}" y="{f.marker_y:g}" font-size="{font}">{e(f.marker)}</text>'
-            f'<text x="{cx}" y="{f.figures_y:g}" font-size="{font}">{f.figures}</text>'
+            f'<text x="{cx}" y="{f.marker_y:g}">{e(f.marker)}</text>'
+            f'<text x="{cx}" y="{f.figures_y:g}">{f.figures}</text>'
             f'<text class="force-name" x="{cx}" y="{ty}">{e(f.name)}</text></g>\n'
         )
     return "".join(parts)

@@ -19,10 +19,21 @@ from campaign.map.build import map_model_for
 @never_cache
 @require_GET
 def map_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    """The map with its legend; an htmx request (the refresh link) gets only the map panel."""
+    """The map with its legend; an htmx request (the refresh link) gets only the map panel.
+    The lists that repeat the map in words come with `?lists=1` (the part alone for htmx,
+    when they are opened): most visits never open them, and they cost a row per force."""
     viewer = campaign_viewer(request, slug)
-    context = {"campaign": viewer.campaign, "viewer": viewer, "map": map_model_for(viewer=viewer)}
-    template = "campaign/map.html#map-panel" if request.htmx else "campaign/map.html"
+    lists = request.GET.get("lists") == "1"
+    context = {
+        "campaign": viewer.campaign,
+        "viewer": viewer,
+        "map": map_model_for(viewer=viewer),
+        "lists": lists,
+    }
+    if request.htmx:
+        template = "campaign/map.html#map-lists-body" if lists else "campaign/map.html#map-panel"
+    else:
+        template = "campaign/map.html"
     return render(request, template, context)
 
 

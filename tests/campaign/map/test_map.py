@@ -461,10 +461,32 @@ def test_big_map_renders_in_a_bounded_number_of_queries(
     page, data = _urls(campaign)
     for who in (gm, user):
         client.force_login(who)
-        with django_assert_max_num_queries(16):  # 15, and the header's unread-notices count
+        # 15, and the header's unread-notices count; the first reads the state's rows (and
+        # its stamp before and after: campaign.state_rows), later ones the stamp alone
+        with django_assert_max_num_queries(18 if who == gm else 11):
             response = client.get(page)
         assert response.status_code == 200
         with django_assert_max_num_queries(15):
             assert client.get(data).status_code == 200
     html = response.content.decode()
     assert html.count("<path ") < 700  # squares are grouped, not drawn one by one
+
+
+def test_the_lists_come_when_opened_and_hide_what_the_map_hides(cast):
+    """The lists repeating the map in words are not sent with the page (a row per force):
+    opening them asks for them (htmx), and a link gives the page with them, under the same
+    fog of war as the map."""
+    page_url, _json_url = _urls(cast.campaign)
+    client = cast.client("side_a")
+    html = client.get(page_url).content.decode()
+    assert 'class="map-table"' not in html and "?lists=1" in html
+    part = client.get(page_url + "?lists=1", headers={"HX-Request": "true"}).content.decode()
+    assert part.startswith('<div class="map-lists-body">') and 'class="map-table"' in part
+    assert "<svg" not in part  # the lists alone
+    for key in RAIDERS:
+        assert f'href="#force-{key}"' in part
+    name, square = DEFENDERS["d1"]
+    assert name not in part and re.search(r"\bd1\b", part) is None
+    assert f"({square[0]}, {square[1]})" not in part
+    whole = client.get(page_url + "?lists=1").content.decode()
+    assert 'id="map-lists" open' in whole and 'class="map-table"' in whole
