@@ -3,10 +3,75 @@ replayed and checked) and the maps its stored states refer to."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+
+# a dice ledger entry's fields (`rules.RollRecord.to_dict`), in order
+LEDGER_KEYS = (
+    "seq",
+    "purpose",
+    "rule",
+    "sides",
+    "natural",
+    "modifiers",
+    "total",
+    "outcome",
+    "details",
+)
+_LEDGER_KEYSET = frozenset(LEDGER_KEYS)
+_MODIFIER_KEYSET = frozenset(("reason", "value"))
+
+
+def _modifiers_plain(modifiers: Any) -> bool:
+    return isinstance(modifiers, list) and all(
+        isinstance(m, dict) and m.keys() == _MODIFIER_KEYSET for m in modifiers
+    )
+
+
+def ledger_compact(value: Any) -> Any:
+    """A ledger as stored: each entry an array of `LEDGER_KEYS`' values, its modifiers
+    [reason, value] pairs. The keys repeated on every roll were half the text a turn stored.
+    An entry of any other shape is kept as it is."""
+    if not isinstance(value, list):
+        return value
+    out: list[Any] = []
+    for e in value:
+        if isinstance(e, dict) and e.keys() == _LEDGER_KEYSET and _modifiers_plain(e["modifiers"]):
+            row = [e[k] for k in LEDGER_KEYS]
+            row[5] = [[m["reason"], m["value"]] for m in e["modifiers"]]
+            out.append(row)
+        else:
+            out.append(e)
+    return out
+
+
+def ledger_expand(value: Any) -> Any:
+    """The ledger as readers take it, entries as dicts (`ledger_compact` undone; rows written
+    before it hold dicts, read as they are)."""
+    if not isinstance(value, list):
+        return value
+    out: list[Any] = []
+    for e in value:
+        if isinstance(e, list) and len(e) == len(LEDGER_KEYS):
+            entry = dict(zip(LEDGER_KEYS, e, strict=True))
+            entry["modifiers"] = [{"reason": r, "value": v} for r, v in entry["modifiers"]]
+            out.append(entry)
+        else:
+            out.append(e)
+    return out
+
+
+class LedgerField(models.JSONField):
+    """A dice ledger (a list of `rules.RollRecord.to_dict()` entries), stored compact
+    (`ledger_compact`) and read back as the same dicts."""
+
+    def get_prep_value(self, value: Any) -> Any:
+        return super().get_prep_value(ledger_compact(value))
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
+        return ledger_expand(super().from_db_value(value, expression, connection))
 
 
 class TurnResolution(models.Model):
@@ -32,7 +97,7 @@ class TurnResolution(models.Model):
     # where each force stood at the start ({force: [x, y]}): what the map shows of a turn
     squares_before = models.JSONField(default=dict, blank=True)
     inputs = models.JSONField()
-    ledger = models.JSONField()
+    ledger = LedgerField()
     events = models.JSONField()
     created_at = models.DateTimeField(auto_now_add=True)
 

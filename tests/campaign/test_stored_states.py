@@ -108,3 +108,41 @@ def test_a_missing_row_of_a_chain_is_named(make_campaign, play_turn):
     TurnResolution.objects.filter(pk=first.pk).delete()
     with pytest.raises(ValueError, match=f"resolution\\(s\\) \\[{first.pk}\\] of its chain"):
         stored_states.state_data_of(second)
+
+
+# --- the ledger, stored compact ----------------------------------------------------------------
+
+
+def test_a_ledger_is_stored_compact_and_read_back_as_it_was_written(make_campaign, play_turn):
+    """Each entry is stored as an array of its values (the keys were half the text); readers
+    take the same dicts the engine wrote. A row written before holds dicts: read as it is."""
+    from django.db import connection
+    from django.db.models import TextField
+    from django.db.models.functions import Cast
+
+    from campaign.records import LEDGER_KEYS, ledger_compact, ledger_expand
+
+    def stored_text(pk: int) -> str:
+        rows = TurnResolution.objects.filter(pk=pk)
+        return rows.values_list(Cast("ledger", TextField()), flat=True).get()
+
+    campaign = make_campaign(forces=6, seed=5)
+    play_turn(campaign)
+    first = _line(campaign)[0]
+    assert first.ledger and all(list(e) == list(LEDGER_KEYS) for e in first.ledger)
+    stored = json.loads(stored_text(first.pk))
+    assert all(isinstance(e, list) for e in stored)
+    assert ledger_expand(stored) == first.ledger
+    assert len(json.dumps(stored)) < len(json.dumps(first.ledger)) * 0.6
+    # odd entries are kept as they are
+    odd = {"seq": 1, "purpose": "x", "extra": True}
+    assert ledger_compact([odd]) == [odd] and ledger_expand([odd]) == [odd]
+    # a row written before: dicts in the column, read as they are
+    legacy = first.ledger[:3]
+    with connection.cursor() as cursor:
+        table = TurnResolution._meta.db_table
+        cursor.execute(
+            f"UPDATE {table} SET ledger = %s WHERE id = %s", [json.dumps(legacy), first.pk]
+        )
+    assert json.loads(stored_text(first.pk))[0] == legacy[0]  # a dict, as written
+    assert TurnResolution.objects.get(pk=first.pk).ledger == legacy
