@@ -178,6 +178,13 @@ def test_a_whole_turn_in_the_browser(demo, login, phone_page, live_server, artif
         assert_hidden(page, hidden)
     expect(raider.locator('svg.map [data-force="r2"]')).to_have_count(1)  # his own, moved
     expect(defender.locator('svg.map [data-force="d2"]')).to_have_count(1)
+    # the lists repeating the map in words come when opened, under the same fog
+    raider.locator("#map-lists summary").click()
+    table = raider.locator("#map-lists table.map-table")
+    expect(table).to_be_visible()
+    expect(table.get_by_role("link", name="Hakon's Warband")).to_be_visible()
+    raider.screenshot(path=str(artifacts / "map-raider-lists.png"), full_page=True)
+    assert_hidden(raider, hidden_from_raider)
 
     for who, page in (("raider", raider), ("defender", defender)):
         phone = phone_page(page)

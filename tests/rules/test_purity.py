@@ -27,6 +27,8 @@ CORE = {
     "enum",
     "fractions",
     "functools",
+    "gc",  # the turn holds off the cyclic collector while it runs (rules.turn)
+    "contextlib",
     "math",
     "re",
     "types",
