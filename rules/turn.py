@@ -39,9 +39,9 @@ from rules.types import CampaignState
 def _collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector held off while a turn runs: a turn makes tens of
     thousands of objects (frozen states, events, ledger entries) and no cycle among them, and
-    each collection it set off walked the whole heap, the campaign state decoded before it
-    included: about a quarter of a 240-force turn's instructions. It runs again after, as
-    before; the dice and everything a turn computes are untouched by it."""
+    each older-generation collection it set off walked the whole heap of the process (in a
+    worker: Django, the decoded campaign state). It runs again after, as before; the dice and
+    everything a turn computes are untouched by it."""
     was_on = gc.isenabled()
     gc.disable()
     try:
