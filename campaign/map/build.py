@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connections
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 from battles.models import Battle
 from campaign import adapters
@@ -63,6 +63,7 @@ from campaign.map.svg import (
     zoc_path,
 )
 from campaign.models import Campaign, Player
+from campaign.state_rows import derived
 from rules import CampaignState, Coord, Feature, Force, GameMap, Territory
 
 _CSS_CLASS = re.compile(r"^[a-z][a-z0-9-]*$")
@@ -187,7 +188,16 @@ def _players(campaign: Campaign, state: CampaignState) -> tuple[MapPlayer, ...]:
 
 
 def _ground(scene: _Scene) -> dict[str, Any]:
-    """Terrain, territory, snow, the linear features and the grid, as path data."""
+    """Terrain, territory, snow, the linear features and the grid, as path data. All but the
+    snow (a campaign field) come of the map and the armies alone, which do not change in
+    play: worked out once for the same decoded rows, language and viewer's army."""
+    what = ("map-ground", scene.me, get_language(), tuple(sorted(scene.colours.items())))
+    parts = (scene.state.map, scene.state.players)
+    ground = derived(what, parts, lambda: _ground_of_map(scene))
+    return {**ground, "snow": _snow(scene.state)}
+
+
+def _ground_of_map(scene: _Scene) -> dict[str, Any]:
     gmap = scene.state.map
     w, h = gmap.width, gmap.height
     terrain_grid: list[str | None] = [None] * (w * h)
@@ -213,7 +223,6 @@ def _ground(scene: _Scene) -> dict[str, Any]:
         ),
         "territory": territory,
         "tints": tints,
-        "snow": _snow(scene.state),
         "rivers_d": links_path(set(linear[Feature.RIVER])),
         # §6.11 [NARAN] waterways (R6.11.7): navigable stretches under the river line, marks
         "navigable_d": links_path(
