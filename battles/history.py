@@ -438,7 +438,7 @@ def _checks(
 
 def battle_report_get(*, battle: Battle, viewer: Viewer) -> BattleReport:
     """The report of one battle for `viewer` (who may see it: `battle_visible`)."""
-    stages = resolutions_get(battle.turn)
+    stages = resolutions_get(battle.turn, battle.key)  # the battle's own rolls
     after = stages.get(TurnResolution.Stage.AFTER)
     sheet = sheet_for(battle, stages)
     outcomes = dict((battle.result or {}).get("outcomes") or {})

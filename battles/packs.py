@@ -13,10 +13,12 @@ ledger) are shown in full to the same viewers, since they only decide what the p
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import connections
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
@@ -26,6 +28,7 @@ from battles.roster import SIDE_KEYS
 from battles.terrain_annex import annex_lines
 from campaign import adapters
 from campaign.access import Viewer
+from campaign.bulk import JsonPath
 from campaign.fog import battle_visible
 from campaign.labels import (
     BATTLE_ROLE,
@@ -44,6 +47,7 @@ from campaign.labels import (
 )
 from campaign.models import Player, Side, Turn, TurnResolution
 from campaign.names import force_label, member_labels
+from campaign.records import ledger_expand
 from campaign.sentences import WEATHER_PHRASE, signed
 from campaign.state_rows import derived
 from rules import CampaignState, Force, Unit
@@ -97,13 +101,34 @@ def people_get(campaign_id: int) -> People:
     return People(sides, players, colours)
 
 
-def resolutions_get(turn: Turn) -> dict[str, TurnResolution]:
+def resolutions_get(turn: Turn, battle: str | None = None) -> dict[str, TurnResolution]:
     """The turn's stored resolutions, without the columns no battle page reads (its state,
-    fetched when it is not decoded already: `adapters.state_before`)."""
+    fetched when it is not decoded already: `adapters.state_before`). With `battle`, each
+    one's `ledger` holds that battle's rolls alone (`battle:<key>:…` in Phases 0–2,
+    `after:<key>:…` in Phases 4–8): on PostgreSQL the database picks them out, so that one
+    battle's page does not read every roll of the turn."""
     rows = TurnResolution.objects.filter(turn=turn).defer(
         "state_before", "inputs", "squares_before"
     )
-    return {r.stage: r for r in rows}
+    if battle is None:
+        return {r.stage: r for r in rows}
+    prefixes = (f"battle:{battle}:", f"after:{battle}:")
+    if connections[rows.db].vendor == "postgresql":
+        tests = [
+            f"@{at} starts with {json.dumps(p)}" for p in prefixes for at in ("[1]", ".purpose")
+        ]  # [1]: a compact entry's purpose (campaign.records.ledger_compact); .purpose: a dict's
+        # strict: lax mode would unwrap each compact entry and test its values one by one
+        path = "strict $[*] ? (" + " || ".join(tests) + ")"
+        picked = rows.defer("ledger").annotate(battle_rolls=JsonPath("ledger", path))
+        out: dict[str, TurnResolution] = {}
+        for row in picked:
+            row.ledger = ledger_expand(row.battle_rolls)
+            out[row.stage] = row
+        return out
+    out = {r.stage: r for r in rows}
+    for r in out.values():  # elsewhere the same, read here
+        r.ledger = [e for e in r.ledger if str(e.get("purpose", "")).startswith(prefixes)]
+    return out
 
 
 def _battle_names(
@@ -485,7 +510,8 @@ def pack_sheets_list(
     out: list[PackSheet] = []
     for b in battles:
         if b.turn_id not in parts:
-            parts[b.turn_id] = _turn_parts(b, resolutions_get(b.turn), state)
+            one = b.key if len(battles) == 1 else None  # a battle's own page: its rolls alone
+            parts[b.turn_id] = _turn_parts(b, resolutions_get(b.turn, one), state)
         roster, people, ledger = parts[b.turn_id]
         out.append(_sheet(b, roster, people, _pack_rolls(b, ledger)))
     return out
@@ -521,5 +547,7 @@ def pack_sheet_get(*, battle: Battle, state: CampaignState | None = None) -> Pac
 
 
 def sheet_for(battle: Battle, stages: Mapping[str, TurnResolution]) -> PackSheet:
+    """The battle's sheet from its turn's resolutions (`resolutions_get`, with or without
+    `battle`: its own rolls are picked out here too)."""
     roster, people, ledger = _turn_parts(battle, stages)
     return _sheet(battle, roster, people, _pack_rolls(battle, ledger))

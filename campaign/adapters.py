@@ -37,10 +37,14 @@ from rules import BattlePack, PendingBattle, PlayerOrders, from_data, to_data
 # --- reading ---------------------------------------------------------------------------------
 
 
-def state_load(*, campaign: Campaign, turn: Turn | None = None) -> R.CampaignState:
+def state_load(
+    *, campaign: Campaign, turn: Turn | None = None, battle: str | None = None
+) -> R.CampaignState:
     """The rules state of a campaign: its rows decoded once per process and kept under the
     database's stamp of them (`campaign.state_rows`: one query when kept; seven tables read
-    otherwise), its own fields read from `campaign`, a turn's carry on top."""
+    otherwise), its own fields read from `campaign`, a turn's carry on top. `battle`: the
+    carry as that battle's pages read it, its own pending battle alone and no orders (every
+    player's orders and every battle's pack grew with the campaign)."""
     rows = state_rows.rows_get(campaign)
     state = R.CampaignState(
         turn=campaign.turn_number,
@@ -63,22 +67,23 @@ def state_load(*, campaign: Campaign, turn: Turn | None = None) -> R.CampaignSta
         winner=campaign.winner or None,
     )
     if turn is not None and turn.carry:
-        state = _with_carry(state, turn)
+        state = _with_carry(state, turn, battle)
     return state
 
 
-def _with_carry(state: R.CampaignState, turn: Turn) -> R.CampaignState:
+def _with_carry(state: R.CampaignState, turn: Turn, battle: str | None = None) -> R.CampaignState:
     """Phases 0–2 leave the turn's orders, triggers and moves for Phases 4–8 (rules.turn)."""
     carry = turn.carry
-    pending = tuple(
-        pending_battle_of(b) for b in Battle.objects.filter(turn=turn).order_by("contact_order")
-    )
+    rows = Battle.objects.filter(turn=turn)
+    if battle is not None:
+        rows = rows.filter(key=battle)
+    pending = tuple(pending_battle_of(b) for b in rows.order_by("contact_order"))
     return replace(
         state,
         phase=carry.get("phase", "orders"),
         orders={
             pid: from_data(PlayerOrders, {"player_id": pid, **po})
-            for pid, po in carry.get("orders", {}).items()
+            for pid, po in (carry.get("orders", {}) if battle is None else {}).items()
         },
         wtf_triggers={k: tuple(v) for k, v in carry.get("wtf_triggers", {}).items()},
         moves={k: tuple(tuple(s) for s in v) for k, v in carry.get("moves", {}).items()},
@@ -406,13 +411,14 @@ def stage_states_list(*, campaign: Campaign, number: int | None = None) -> list[
 
 def battle_state_get(*, battle: Battle) -> R.CampaignState:
     """The state the battle's result is read against: the state Phases 4–8 started from once
-    they have run, else the state now (with the turn's carried data) while the turn waits."""
+    they have run, else the state now (with the turn's carried data as the battle's pages
+    read it: `state_load`'s `battle`) while the turn waits."""
     after = TurnResolution.objects.filter(
         turn_id=battle.turn_id, stage=TurnResolution.Stage.AFTER
     ).first()
     if after is not None:
         return state_before(after)
-    return state_load(campaign=battle.campaign, turn=battle.turn)
+    return state_load(campaign=battle.campaign, turn=battle.turn, battle=battle.key)
 
 
 def turn_state_after_get(*, turn: Turn) -> R.CampaignState:

@@ -16,6 +16,17 @@ from django.db.models.functions import Cast
 from campaign.models import Campaign
 
 
+class JsonPath(models.Func):
+    """PostgreSQL's `jsonb_path_query_array`: only the parts of a big JSON column a page uses
+    (a 240-force state, a turn's events or its dice ledger are hundreds of kilobytes)."""
+
+    function = "jsonb_path_query_array"
+    template = "%(function)s(%(expressions)s::jsonpath)"
+
+    def __init__(self, column: str, path: str) -> None:
+        super().__init__(models.F(column), models.Value(path), output_field=models.JSONField())
+
+
 def rows_read(qs: models.QuerySet[Any], fields: str, texts: str = "") -> Iterable[Any]:
     """The rows of `qs` as named tuples of `fields` (cheaper than model instances); the JSON
     columns in `texts` as text, for `json_text` (a JSONField decodes at several times the cost)."""

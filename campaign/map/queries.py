@@ -10,23 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connections
-from django.db.models import F, Func, JSONField, Value
 
 from battles.models import Battle
+from campaign.bulk import JsonPath
 from campaign.models import TurnResolution
 from rules import Coord
-
-
-class _JsonPath(Func):
-    """PostgreSQL's `jsonb_path_query_array`: only the parts of a big JSON column the map uses
-    (a 240-force state and a turn's events are hundreds of kilobytes)."""
-
-    function = "jsonb_path_query_array"
-    template = "%(function)s(%(expressions)s::jsonpath)"
-
-    def __init__(self, column: str, path: str) -> None:
-        super().__init__(F(column), Value(path), output_field=JSONField())
-
 
 _MAP_EVENTS = ("ForceMoved", "ForceCountermarched", "ContactMade")
 _EVENTS_PATH = "$[*] ? (" + " || ".join(f'@.type == "{t}"' for t in _MAP_EVENTS) + ")"
@@ -51,7 +39,7 @@ def last_turn_get(campaign_id: int, *, jsonpath: bool | None = None) -> LastTurn
         jsonpath = connections[qs.db].vendor == "postgresql"
     if jsonpath:
         rows = list(
-            qs.annotate(map_events=_JsonPath("events", _EVENTS_PATH)).values_list(
+            qs.annotate(map_events=JsonPath("events", _EVENTS_PATH)).values_list(
                 "turn_id", "turn__number", "stage", "map_events", "squares_before"
             )
         )
@@ -106,7 +94,7 @@ def battle_rows(last: LastTurn, *, jsonpath: bool) -> list[tuple[str, int, int, 
     qs = Battle.objects.filter(turn_id=last.turn_id).order_by("contact_order")
     if jsonpath:
         return list(
-            qs.annotate(players=_JsonPath("pack", "$.sides[*].players[*]")).values_list(
+            qs.annotate(players=JsonPath("pack", "$.sides[*].players[*]")).values_list(
                 "key", "x", "y", "status", "players"
             )
         )

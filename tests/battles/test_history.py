@@ -13,7 +13,7 @@ from html import unescape
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection
+from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django_htmx.http import HTMX_STOP_POLLING
@@ -365,3 +365,23 @@ def test_list_pages_take_as_many_queries_for_twenty_battles_as_for_one(
     with django_assert_num_queries(len(one.captured_queries)):
         html = client.get(url).content.decode()
     assert html.count("data-battle=") >= 21
+
+
+def test_a_battle_page_reads_its_own_rolls_alone(fought, monkeypatch):
+    """One battle's pages read that battle's rolls of the turn, not every roll (issue 14):
+    picked out by the database on PostgreSQL, here elsewhere; both give the same rolls, in
+    order, as reading the whole ledger and keeping the battle's."""
+    from battles import packs
+
+    battle = Battle.objects.get(campaign=fought.campaign, key="t1-b1")
+    whole = packs.resolutions_get(battle.turn)
+    own = packs.resolutions_get(battle.turn, battle.key)
+    prefixes = ("battle:t1-b1:", "after:t1-b1:")
+    for stage, row in whole.items():
+        expected = [e for e in row.ledger if e["purpose"].startswith(prefixes)]
+        assert own[stage].ledger == expected
+    assert own["after-battles"].ledger  # the recovery dice are there
+    monkeypatch.setattr(connections["default"], "vendor", "elsewhere")
+    assert {s: r.ledger for s, r in packs.resolutions_get(battle.turn, battle.key).items()} == {
+        s: r.ledger for s, r in own.items()
+    }
