@@ -8,9 +8,12 @@ Enemy forces and their zones of control come only from the forces the viewer may
 from __future__ import annotations
 
 import heapq
+import json
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from django.utils.translation import gettext as _
 
@@ -62,9 +65,43 @@ def player_orders_get(*, player: Player, row: Orders | None) -> PlayerOrders:
     if row is None:
         return PlayerOrders(player.key)
     try:
-        return adapters.orders_from_data(player.key, row.data)
+        return orders_decoded(player.key, row.data)
     except FormatError:
         return PlayerOrders(player.key)
+
+
+# (player, the data's text) → its orders: a save reads the player's orders for the page,
+# then again under the lock, then for the answer; decoding a big army's orders cost more
+# than the rest of the save. Immutable (frozen), so shared.
+_decoded: OrderedDict[tuple[str, str], PlayerOrders] = OrderedDict()
+_decoded_lock = threading.Lock()
+DECODED_MAX = 64
+
+
+def orders_decoded(player_key: str, data: Any) -> PlayerOrders:
+    """`adapters.orders_from_data`, once for the same data (`FormatError` as it raises)."""
+    key = (player_key, json.dumps(data, sort_keys=True, separators=(",", ":")))
+    with _decoded_lock:
+        found = _decoded.get(key)
+        if found is not None:
+            _decoded.move_to_end(key)
+            return found
+    orders = adapters.orders_from_data(player_key, data)
+    _decoded_keep(key, orders)
+    return orders
+
+
+def orders_decoded_put(player_key: str, data: Any, orders: PlayerOrders) -> None:
+    """Keep `orders` as what `data` decodes to (`data` = `adapters.orders_to_data(orders)`,
+    which the codec reads back as `orders`)."""
+    _decoded_keep((player_key, json.dumps(data, sort_keys=True, separators=(",", ":"))), orders)
+
+
+def _decoded_keep(key: tuple[str, str], orders: PlayerOrders) -> None:
+    with _decoded_lock:
+        _decoded[key] = orders
+        while len(_decoded) > DECODED_MAX:
+            _decoded.popitem(last=False)
 
 
 # --- the player's forces ---------------------------------------------------------------------

@@ -11,7 +11,7 @@ saved before untouched. Saving is not confirming: any change drops confirmed ord
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -21,6 +21,7 @@ from django.utils import timezone
 from campaign import adapters
 from campaign.errors import ServiceError, TurnNotOpen
 from campaign.models import Force, Orders, Player, Turn
+from campaign.orders.selectors import orders_decoded, orders_decoded_put
 from campaign.signals import orders_confirmed
 from rules import (
     CampaignState,
@@ -30,6 +31,7 @@ from rules import (
     OrderError,
     PlayerOrders,
     ReinforcementRequest,
+    from_data,
     to_data,
     validate_orders,
 )
@@ -94,13 +96,15 @@ def _write(
     confirm: bool,
     user: User | None,
     state: CampaignState | None,
+    decoded: PlayerOrders | None = None,
 ) -> tuple[Orders, PlayerOrders]:
     """Check and write the orders of a turn locked by the caller (`_locked`), into `row`,
-    the player's row read under that lock (None: a new one)."""
+    the player's row read under that lock (None: a new one). `decoded`: `data` as the rules
+    read it, when the caller has it."""
     if player.campaign_id != turn.campaign_id:
         raise ServiceError("This player does not belong to the turn's campaign.")
     try:
-        po = adapters.orders_from_data(player.key, data)
+        po = decoded if decoded is not None else orders_decoded(player.key, data)
     except FormatError as e:
         raise InvalidOrders([OrderError(None, "format", str(e))]) from e
     if state is None:
@@ -109,8 +113,10 @@ def _write(
     if errors:
         raise InvalidOrders(errors)
     now = timezone.now()
+    stored = adapters.orders_to_data(po)
+    orders_decoded_put(player.key, stored, po)  # the page after the save reads it so
     fields = {
-        "data": adapters.orders_to_data(po),
+        "data": stored,
         "status": Orders.Status.CONFIRMED if confirm else Orders.Status.SAVED,
         "confirmed_at": now if confirm else None,
         "submitted_by": user,
@@ -187,7 +193,23 @@ def force_orders_save(
     fo = to_data(force_orders)
     fo.pop("force_id")
     data["forces"] = {**(data.get("forces") or {}), force_orders.force_id: fo}
-    return _save(player, turn, row, data, user, state)
+    # the saved orders as decoded already (the page read them), this force's put in: the
+    # other forces' orders are not decoded again
+    try:
+        before = orders_decoded(player.key, row.data) if row is not None else None
+    except FormatError:
+        before = None  # decoded whole below, which says what is wrong
+    decoded = None
+    if before is not None or row is None:
+        before = before or PlayerOrders(player.key)
+        # read back from its data, as a decoding of the whole would give it
+        one = from_data(ForceOrders, {**fo, "force_id": force_orders.force_id})
+        decoded = replace(before, forces={**before.forces, force_orders.force_id: one})
+    was_confirmed = row is not None and row.status == Orders.Status.CONFIRMED
+    orders, po = _write(
+        player, turn, row, data, confirm=False, user=user, state=state, decoded=decoded
+    )
+    return OrdersSaved(orders, was_confirmed, po)
 
 
 @transaction.atomic

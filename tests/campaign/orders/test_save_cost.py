@@ -78,3 +78,17 @@ def test_battle_pages_take_as_many_queries_in_a_big_campaign(make_campaign, subm
     small = _battle_cost(make_campaign, submit_orders, client, 10, 6)
     big = _battle_cost(make_campaign, submit_orders, client, 200, 24)
     assert big == small
+
+
+def test_a_save_keeps_the_orders_as_a_fresh_reading_gives_them(make_campaign, client):
+    """A save decodes only the force it changes (the rest as the page read them) and keeps
+    what it wrote decoded for the next page: both exactly as decoding the stored row gives."""
+    from campaign import adapters
+    from campaign.models import Orders
+    from campaign.orders.selectors import orders_decoded
+
+    _save_cost(make_campaign, client, 10)
+    row = Orders.objects.select_related("player").get(player__key="p1")
+    fresh = adapters.orders_from_data(row.player.key, row.data)
+    assert orders_decoded(row.player.key, row.data) == fresh
+    assert fresh.forces  # the saved force is there
