@@ -65,13 +65,29 @@ from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after
 from rules.types import CampaignState  # noqa: E402
 
 
+PROFILE = os.environ.get("TURN_PROFILE", "")  # "1": each measured call profiled on stderr
+
+
 def timed(call: Callable[[], object]) -> dict[str, float]:
     counted = QueryCount()
+    if PROFILE:  # its figures then include the profiler's cost
+        import cProfile
+        import pstats
+
+        prof = cProfile.Profile()
+        inner = call
+
+        def call() -> object:
+            return prof.runcall(inner)
+
     with connection.execute_wrapper(counted):
         t0, c0 = time.perf_counter(), time.process_time()
         call()
         cpu = (time.process_time() - c0) * 1000
         wall = (time.perf_counter() - t0) * 1000
+    if PROFILE:
+        stats = pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative")
+        stats.print_stats(os.environ.get("PROFILE_MATCH", ""), 40)
     return {"wall_ms": wall, "cpu_ms": cpu, "queries": counted.n}
 
 

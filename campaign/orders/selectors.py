@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Any, TypedDict
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from campaign import adapters
 from campaign.access import Viewer
@@ -191,6 +192,42 @@ class ForceCard(ForceFacts):
     def territory_label(self) -> str:
         return label(TERRITORY, self.territory)
 
+    # the card's lines, built here: the same texts through a template's blocktranslate, for
+    # every card of a big army, cost most of the page
+    @property
+    def leader_text(self) -> str:
+        leader = self.leader
+        if leader is None:
+            return _("No general")
+        return _("%(name)s (command value %(cv)s)") % {
+            "name": leader.name or leader.id,
+            "cv": leader.cv,
+        }
+
+    @property
+    def strength_text(self) -> str:
+        return ngettext(
+            "%(figures)s figure, %(points)s points",
+            "%(figures)s figures, %(points)s points",
+            self.figures,
+        ) % {"figures": self.figures, "points": self.points}
+
+    @property
+    def square_text(self) -> str:
+        return _("%(square)s: %(features)s, %(territory)s") % {
+            "square": self.square_label,
+            "features": self.features_label,
+            "territory": self.territory_label,
+        }
+
+    @property
+    def edit_text(self) -> str:
+        return _("Edit the orders of %(name)s") % {"name": self.name}
+
+    @property
+    def as_it_stands_text(self) -> str:
+        return _("As it stands: %(status)s") % {"status": self.status_label}
+
     @property
     def features_label(self) -> str:
         return features_label(self.features)
@@ -230,6 +267,22 @@ class EnemyChoice(ForceFacts):
 
     force: Force
     distance: int  # in squares from the player's force (diagonal steps count one)
+
+    @property
+    def option_label(self) -> str:
+        """Its line in the odds picker (built here: a template's blocktranslate for each of
+        every card's enemies cost more than the rest of the page)."""
+        return ngettext(
+            "%(name)s: %(figures)s figure, %(status)s, at %(square)s (distance %(distance)s)",
+            "%(name)s: %(figures)s figures, %(status)s, at %(square)s (distance %(distance)s)",
+            self.figures,
+        ) % {
+            "name": self.name,
+            "figures": self.figures,
+            "status": self.status_label,
+            "square": self.square_label,
+            "distance": self.distance,
+        }
 
 
 ENEMY_CHOICES_MAX = 8  # a card offers the odds against its nearest enemies, not every one
