@@ -22,7 +22,9 @@ The GM gives no orders: his `orders-force` requests answer 403 by design (they a
 all the same). Each request goes through Django's test `Client` (the middleware, the view,
 its queries and the template), once to warm up and then `--runs` times; the JSON gives, per
 page and viewer, the wall time and this process's CPU time (`time.process_time`: not
-PostgreSQL's, and a busy host disturbs it less), each as min / median / max in ms, the SQL
+PostgreSQL's, and a busy host disturbs it less), each as min / median / max in ms, the
+Python function calls of one more run under cProfile (`python_calls`: the same count for
+the same work however busy the host, so two versions compare exactly), the SQL
 statements, the size of the answer in bytes and its HTTP status, with the host's load average.
 Celery tasks are queued in memory and never run. The campaign and the two users are deleted
 afterwards, by primary key: nothing else is read or touched.
@@ -158,6 +160,7 @@ def measure(
     out = {
         "wall_ms": spread(wall),
         "cpu_ms": spread(cpu),
+        "python_calls": python_calls(send, r),
         "queries": same(queries),
         "bytes": same(size),
         "status": same(status),
@@ -165,6 +168,17 @@ def measure(
     if after is not None:
         out |= {k: same(json.loads(x)[k] for x in left) for k in json.loads(left[0])}
     return out
+
+
+def python_calls(send: Callable[..., Any], r: Request) -> int:
+    """The Python function calls of one more request (cProfile's count): unlike time, the
+    same for the same work however busy the machine, so two versions compare exactly."""
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.runcall(send, r.url, r.data, headers=r.headers)
+    return int(pstats.Stats(prof).total_calls)  # type: ignore[attr-defined]
 
 
 def force_with_path(orders: Orders) -> str:

@@ -64,7 +64,6 @@ from campaign.stored_states import CHAIN_MAX  # noqa: E402
 from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles  # noqa: E402
 from rules.types import CampaignState  # noqa: E402
 
-
 PROFILE = os.environ.get("TURN_PROFILE", "")  # "1": each measured call profiled on stderr
 
 
