@@ -102,7 +102,7 @@ def clear() -> None:
 # what a page works out of all of them (what a side sees, the names of every force) is
 # worked out once; each entry keeps its parts alive, so an id is never reused meanwhile
 _derived: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = OrderedDict()
-DERIVED_MAX = 16
+DERIVED_MAX = 64  # a few per viewer of each campaign; each keeps its parts alive
 
 
 def derived[T](what: Hashable, parts: tuple[Any, ...], compute: Callable[[], T]) -> T:

@@ -380,7 +380,25 @@ class _Slot:
 
 def _counters(scene: _Scene) -> tuple[tuple[MapForce, ...], tuple[MapGhost, ...]]:
     """The forces the viewer sees and the ghosts of the others, sharing the counter slots of
-    their square; forces in the state's order, whatever the stacking."""
+    their square; forces in the state's order, whatever the stacking. Worked out once for
+    the same decoded rows and everything else they are drawn from (the viewer's army and
+    side, the ghosts, names, colours, the turn, the language)."""
+    what = (
+        "map-counters",
+        scene.me,
+        scene.side,
+        scene.view.everything,
+        scene.view.ghosts,
+        scene.state.turn,
+        tuple(sorted(scene.colours.items())),
+        tuple(sorted(scene.names.items())),
+        get_language(),
+    )
+    parts = (scene.state.forces, scene.state.players, scene.state.holdings, scene.state.map)
+    return derived(what, parts, lambda: _counters_of(scene))
+
+
+def _counters_of(scene: _Scene) -> tuple[tuple[MapForce, ...], tuple[MapGhost, ...]]:
     stacks: dict[Coord, list[Force | Ghost]] = defaultdict(list)
     for f in scene.view.forces:
         stacks[f.square].append(f)

@@ -24,6 +24,7 @@ from campaign.map.svg import (
     forces_svg,
     ghosts_svg,
 )
+from campaign.state_rows import derived
 from rules import Coord, GameMap, Status
 
 _CLICK_ATTR = re.compile(r"^(hx-[a-z-]+|data-[a-z0-9-]+|aria-[a-z-]+|title)$")
@@ -252,7 +253,9 @@ class MapModel:
 
     @cached_property
     def forces_svg(self) -> SafeString:
-        return mark_safe(forces_svg(self.forces))  # every value escaped by forces_svg
+        # once for the same counters (shared by the requests that see the same: build.py)
+        svg = derived("forces-svg", (self.forces,), lambda: forces_svg(self.forces))
+        return mark_safe(svg)  # every value escaped by forces_svg
 
     @property
     def click_group_attrs(self) -> SafeString:
