@@ -19,10 +19,14 @@ from campaign.map.svg import (
     COUNTER_FONT,
     INHERITED,
     S,
+    arrows_svg,
+    battles_svg,
     clickable_svg,
     e,
     forces_svg,
     ghosts_svg,
+    holding_badges_svg,
+    holding_frames_svg,
 )
 from campaign.state_rows import derived
 from rules import Coord, GameMap, Status
@@ -245,6 +249,22 @@ class MapModel:
     @property
     def px_height(self) -> int:
         return self.height * S
+
+    @property
+    def arrows_svg(self) -> SafeString:
+        return mark_safe(arrows_svg(self.arrows))  # every value escaped by arrows_svg
+
+    @property
+    def holding_frames_svg(self) -> SafeString:
+        return mark_safe(holding_frames_svg(self.holdings))  # escaped there
+
+    @property
+    def holding_badges_svg(self) -> SafeString:
+        return mark_safe(holding_badges_svg(self.holdings))  # escaped there
+
+    @property
+    def battles_svg(self) -> SafeString:
+        return mark_safe(battles_svg(self.battles))  # escaped there
 
     @property
     def counter_font(self) -> str:

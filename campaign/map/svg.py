@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING
 from rules import Coord, Feature
 
 if TYPE_CHECKING:
-    from campaign.map.model import ClickSquare, MapForce, MapGhost
+    from campaign.map.model import (
+        ClickSquare,
+        MapArrow,
+        MapBattle,
+        MapForce,
+        MapGhost,
+        MapHolding,
+    )
 
 
 S = 10  # SVG units per square: integer coordinates keep the path data short
@@ -218,6 +225,52 @@ def forces_svg(forces: Iterable[MapForce]) -> str:
             f'<text class="force-name" x="{cx}" y="{ty}">{e(f.name)}</text></g>\n'
         )
     return "".join(parts)
+
+
+def arrows_svg(arrows: Iterable[MapArrow]) -> str:
+    """Last turn's moves, one path each (in Python, as the counters: a template loop over a
+    big turn's moves cost more than drawing them)."""
+    return "".join(
+        f'<path class="arrow arrow-{e(a.kind)}" d="{a.d}" stroke="{e(a.colour)}" '
+        'marker-end="url(#map-arrowhead)"/>'
+        for a in arrows
+    )
+
+
+_CAPITAL = "M2 0.2l0.6 1.3 1.4 0.2-1 1 0.25 1.4-1.25-0.7-1.25 0.7 0.25-1.4-1-1 1.4-0.2z"
+_HOLDING = "M0.3 1.8l1.7-1.5 1.7 1.5v1.9h-3.4z"
+_SACKED = '<path class="sacked-cross" d="M0.3 0.3l3.4 3.4M3.7 0.3l-3.4 3.4"/>'
+
+
+def holding_frames_svg(holdings: Iterable[MapHolding]) -> str:
+    """Each holding's frame around its square, with its title."""
+    return "".join(
+        f'<rect class="holding-frame{" sacked" if h.sacked else ""}" x="{h.frame_x:g}" '
+        f'y="{h.frame_y:g}" width="8.8" height="8.8" stroke="{e(h.colour)}">'
+        f"<title>{e(h.title)}</title></rect>"
+        for h in holdings
+    )
+
+
+def holding_badges_svg(holdings: Iterable[MapHolding]) -> str:
+    """Each holding's badge: a star for a capital, a house otherwise, crossed when sacked."""
+    return "".join(
+        f'<g transform="translate({h.px} {h.py})" class="holding-badge'
+        f'{" capital" if h.capital else ""}{" sacked" if h.sacked else ""}" '
+        f'fill="{e(h.colour)}"><path d="{_CAPITAL if h.capital else _HOLDING}"/>'
+        f"{_SACKED if h.sacked else ''}</g>"
+        for h in holdings
+    )
+
+
+def battles_svg(battles: Iterable[MapBattle]) -> str:
+    """A marker for each battle, with its title."""
+    return "".join(
+        f'<g class="battle battle-{e(b.status)}" transform="translate({b.px} {b.py})" '
+        f'data-battle="{e(b.key)}"><title>{e(b.title)}</title><circle cx="3" cy="-3" r="2"/>'
+        '<path d="M1.8 -4.2l2.4 2.4M4.2 -4.2l-2.4 2.4"/></g>'
+        for b in battles
+    )
 
 
 def ghosts_svg(ghosts: Iterable[MapGhost]) -> str:
