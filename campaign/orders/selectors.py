@@ -225,6 +225,10 @@ class ForceCard(ForceFacts):
         return _("Edit the orders of %(name)s") % {"name": self.name}
 
     @property
+    def show_text(self) -> str:
+        return _("Show the orders of %(name)s") % {"name": self.name}
+
+    @property
     def as_it_stands_text(self) -> str:
         return _("As it stands: %(status)s") % {"status": self.status_label}
 
@@ -285,6 +289,7 @@ class EnemyChoice(ForceFacts):
         }
 
 
+CARDS_AT_ONCE = 24  # an orders page draws this many force cards; the rest when scrolled to
 ENEMY_CHOICES_MAX = 8  # a card offers the odds against its nearest enemies, not every one
 
 
@@ -346,6 +351,9 @@ class OrdersPage:
     surrendered: bool = False
     others_unconfirmed: int = 0  # active players besides this one who have not confirmed
     partial: bool = False  # `forces` holds one card (an htmx answer about one force)
+
+    # cards drawn whole with the page; a bigger army's others come as they are scrolled to
+    cards_at_once: int = CARDS_AT_ONCE
 
     @property
     def editable(self) -> bool:

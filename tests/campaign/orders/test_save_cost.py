@@ -92,3 +92,28 @@ def test_a_save_keeps_the_orders_as_a_fresh_reading_gives_them(make_campaign, cl
     fresh = adapters.orders_from_data(row.player.key, row.data)
     assert orders_decoded(row.player.key, row.data) == fresh
     assert fresh.forces  # the saved force is there
+
+
+def test_a_big_army_s_orders_page_draws_its_first_cards_and_the_rest_when_scrolled_to(
+    make_campaign, client
+):
+    """A player with more forces than `CARDS_AT_ONCE` gets that many cards drawn whole; each
+    other is its name, status and a link, and asks for its card when scrolled to (htmx)."""
+    from campaign.orders.selectors import CARDS_AT_ONCE
+
+    campaign = make_campaign(width=40, height=40, players=2, forces=2 * (CARDS_AT_ONCE + 6))
+    player = campaign.players.get(key="p1")
+    user = user_get_or_create(username="big-army")
+    membership_add(campaign=campaign, user=user, role=Membership.Role.PLAYER, player=player)
+    client.force_login(user)
+    html = client.get(reverse("campaign:orders", args=[campaign.slug])).content.decode()
+    mine = list(Force.objects.filter(campaign=campaign, owner=player).order_by("position", "key"))
+    assert len(mine) > CARDS_AT_ONCE
+    assert html.count("Edit the orders of") == CARDS_AT_ONCE
+    later = mine[-1]
+    assert html.count('hx-trigger="revealed"') == len(mine) - CARDS_AT_ONCE
+    url = reverse("campaign:orders-force", args=[campaign.slug, later.key])
+    assert f'hx-get="{url}?view=summary"' in html
+    assert f"Show the orders of {later.name or later.key}" in html
+    card = client.get(url + "?view=summary", headers=HTMX).content.decode()
+    assert f'id="orders-force-{later.key}"' in card and "Edit the orders of" in card
