@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from campaign import adapters
@@ -19,6 +20,7 @@ from campaign.labels import PHASE, label, roll_detail, roll_kind, roll_outcome, 
 from campaign.models import Side, Turn, TurnResolution
 from campaign.names import Names
 from campaign.sentences import event_sentence, signed
+from campaign.state_rows import derived
 
 
 def roll_phase(purpose: str) -> str:
@@ -147,9 +149,30 @@ def turn_report_get(*, turn: Turn, viewer: Viewer) -> TurnReport:
     for view in adapters.stage_states_list(campaign=campaign, number=turn.number):
         r = view.resolution
         states = (view.before, view.after)
-        lens = lens_for(viewer=viewer, states=states, battle_sides=battle_sides, events=r.events)
-        names = Names(states, sides=side_names, battle_sides=by_battle, everything=lens.everything)
-        stages.append(_stage_report(r, lens, names))
+
+        def build(r: TurnResolution = r, states: tuple[Any, ...] = states) -> StageReport:
+            lens = lens_for(
+                viewer=viewer, states=states, battle_sides=battle_sides, events=r.events
+            )
+            names = Names(
+                states, sides=side_names, battle_sides=by_battle, everything=lens.everything
+            )
+            return _stage_report(r, lens, names)
+
+        # a stored resolution never changes: its report for one side (and language) is the
+        # same for each of the side's readers while the states it is read against are
+        what = (
+            "stage-report",
+            r.pk,
+            r.created_at,
+            viewer.sees_everything,
+            viewer.side_key,
+            get_language(),
+            tuple(sorted(side_names.items())),
+            tuple(sorted((b, tuple(s)) for b, s in battle_sides.items())),
+        )
+        parts = tuple(x for st in states for x in (st.forces, st.players, st.holdings))
+        stages.append(derived(what, parts, build))
     return TurnReport(turn, stages, viewer.sees_everything)
 
 
