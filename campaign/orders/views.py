@@ -29,6 +29,7 @@ from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer, require_pl
 from campaign.errors import TurnNotOpen
 from campaign.labels import STATUS, WEATHER, features_label, label
 from campaign.models import Turn
+from campaign.orders.chances import force_test_chances_get
 from campaign.orders.clicks import path_clickable
 from campaign.orders.forms import (
     DEFAULTS,
@@ -42,7 +43,6 @@ from campaign.orders.path_map import path_map_get
 from campaign.orders.selectors import (
     ForceCard,
     OrdersPage,
-    force_test_chances_get,
     orders_list_for_gm,
     orders_page_after_save,
     orders_page_get_for_player,

@@ -14,7 +14,7 @@ from django.utils.html import escape
 
 from campaign import adapters
 from campaign.models import Campaign, Force, Orders, Player, Turn
-from campaign.orders.selectors import force_test_chances_get
+from campaign.orders.chances import force_test_chances_get
 from campaign.orders.services import orders_submit
 from campaign.selectors import turn_current
 from campaign.turns.services import turn_close
