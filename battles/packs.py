@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connections
+from django.db.models import Case, F, JSONField, When
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
@@ -105,29 +106,37 @@ def resolutions_get(turn: Turn, battle: str | None = None) -> dict[str, TurnReso
     """The turn's stored resolutions, without the columns no battle page reads (its state,
     fetched when it is not decoded already: `adapters.state_before`). With `battle`, each
     one's `ledger` holds that battle's rolls alone (`battle:<key>:…` in Phases 0–2,
-    `after:<key>:…` in Phases 4–8): on PostgreSQL the database picks them out, so that one
-    battle's page does not read every roll of the turn."""
+    `after:<key>:…` in Phases 4–8), and the Phases 0–2 row comes without its events (no
+    battle page reads them): on PostgreSQL the database picks them out, so that one
+    battle's page does not read every roll and move of the turn."""
     rows = TurnResolution.objects.filter(turn=turn).defer(
         "state_before", "inputs", "squares_before"
     )
     if battle is None:
         return {r.stage: r for r in rows}
     prefixes = (f"battle:{battle}:", f"after:{battle}:")
+    after = TurnResolution.Stage.AFTER
     if connections[rows.db].vendor == "postgresql":
         tests = [
             f"@{at} starts with {json.dumps(p)}" for p in prefixes for at in ("[1]", ".purpose")
         ]  # [1]: a compact entry's purpose (campaign.records.ledger_compact); .purpose: a dict's
         # strict: lax mode would unwrap each compact entry and test its values one by one
         path = "strict $[*] ? (" + " || ".join(tests) + ")"
-        picked = rows.defer("ledger").annotate(battle_rolls=JsonPath("ledger", path))
+        picked = rows.defer("ledger", "events").annotate(
+            battle_rolls=JsonPath("ledger", path),
+            after_events=Case(When(stage=after, then=F("events")), output_field=JSONField()),
+        )
         out: dict[str, TurnResolution] = {}
         for row in picked:
             row.ledger = ledger_expand(row.battle_rolls)
+            row.events = row.after_events or []
             out[row.stage] = row
         return out
     out = {r.stage: r for r in rows}
     for r in out.values():  # elsewhere the same, read here
         r.ledger = [e for e in r.ledger if str(e.get("purpose", "")).startswith(prefixes)]
+        if r.stage != after:
+            r.events = []
     return out
 
 

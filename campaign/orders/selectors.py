@@ -280,7 +280,7 @@ class EnemyChoice(ForceFacts):
         }
 
 
-CARDS_AT_ONCE = 24  # an orders page draws this many force cards; the rest when scrolled to
+CARDS_AT_ONCE = 12  # an orders page draws this many force cards; the rest when scrolled to
 ENEMY_CHOICES_MAX = 8  # a card offers the odds against its nearest enemies, not every one
 
 

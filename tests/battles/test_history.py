@@ -381,6 +381,8 @@ def test_a_battle_page_reads_its_own_rolls_alone(fought, monkeypatch):
         expected = [e for e in row.ledger if e["purpose"].startswith(prefixes)]
         assert own[stage].ledger == expected
     assert own["after-battles"].ledger  # the recovery dice are there
+    assert own["after-battles"].events == whole["after-battles"].events
+    assert own["turn"].events == []  # no battle page reads the moves of the turn
     monkeypatch.setattr(connections["default"], "vendor", "elsewhere")
     assert {s: r.ledger for s, r in packs.resolutions_get(battle.turn, battle.key).items()} == {
         s: r.ledger for s, r in own.items()
