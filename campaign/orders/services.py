@@ -152,8 +152,10 @@ def _check_force(player: Player, force_key: str, state: CampaignState | None = N
     """The force is the player's: in the caller's state if given (it read the campaign in
     this request), otherwise in the rows."""
     if state is not None:
-        force = next((f for f in state.forces if f.id == force_key), None)
-        mine = force is not None and force.owner == player.key
+        try:
+            mine = state.force(force_key).owner == player.key
+        except KeyError:
+            mine = False
     else:
         mine = Force.objects.filter(
             campaign_id=player.campaign_id, key=force_key, owner=player
@@ -169,10 +171,13 @@ def _save(
     data: dict[str, Any],
     user: User | None,
     state: CampaignState | None = None,
+    decoded: PlayerOrders | None = None,
 ) -> OrdersSaved:
     was_confirmed = row is not None and row.status == Orders.Status.CONFIRMED
-    orders, decoded = _write(player, turn, row, data, confirm=False, user=user, state=state)
-    return OrdersSaved(orders, was_confirmed, decoded)
+    orders, po = _write(
+        player, turn, row, data, confirm=False, user=user, state=state, decoded=decoded
+    )
+    return OrdersSaved(orders, was_confirmed, po)
 
 
 @transaction.atomic
@@ -205,11 +210,7 @@ def force_orders_save(
         # read back from its data, as a decoding of the whole would give it
         one = from_data(ForceOrders, {**fo, "force_id": force_orders.force_id})
         decoded = replace(before, forces={**before.forces, force_orders.force_id: one})
-    was_confirmed = row is not None and row.status == Orders.Status.CONFIRMED
-    orders, po = _write(
-        player, turn, row, data, confirm=False, user=user, state=state, decoded=decoded
-    )
-    return OrdersSaved(orders, was_confirmed, po)
+    return _save(player, turn, row, data, user, state, decoded)
 
 
 @transaction.atomic
