@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from functools import cache
 from typing import Any
@@ -31,23 +31,78 @@ def _init_fields(cls: type) -> tuple[str, ...]:
 
 
 def to_data(obj: Any) -> Any:
-    if isinstance(obj, _PLAIN) and not isinstance(obj, Enum):
-        return obj
-    if isinstance(obj, GameMap):
-        return _map_to_data(obj)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {name: to_data(getattr(obj, name)) for name in _init_fields(type(obj))}
-    if isinstance(obj, Enum):
-        return obj.value
-    if isinstance(obj, Mapping):
-        if obj and all(_is_coord(k) for k in obj):
-            return [{"square": list(k), "value": to_data(v)} for k, v in sorted(obj.items())]
-        return {str(k): to_data(v) for k, v in obj.items()}
-    if isinstance(obj, frozenset | set):
-        return sorted(to_data(x) for x in obj)
-    if isinstance(obj, tuple | list):
-        return [to_data(x) for x in obj]
+    """`obj` as JSON data; each class's way of writing is worked out once (`_writer`)."""
+    write = _WRITERS.get(obj.__class__)
+    if write is None:
+        write = _writer(obj.__class__)
+    return write(obj)
+
+
+def _as_is(obj: Any) -> Any:
     return obj
+
+
+def _mapping_to_data(obj: Mapping[Any, Any]) -> Any:
+    if obj and all(_is_coord(k) for k in obj):
+        return [{"square": list(k), "value": to_data(v)} for k, v in sorted(obj.items())]
+    return {str(k): to_data(v) for k, v in obj.items()}
+
+
+def _writer(cls: type) -> Callable[[Any], Any]:
+    """How an instance of `cls` is written (an enum as its value, coordinates' maps as
+    entries, sets sorted), kept for the next one."""
+    write: Callable[[Any], Any]
+    if issubclass(cls, Enum):
+        write = _enum_value
+    elif issubclass(cls, _PLAIN):
+        write = _as_is
+    elif issubclass(cls, GameMap):
+        write = _map_to_data
+    elif dataclasses.is_dataclass(cls):
+        write = _dataclass_writer(_init_fields(cls))
+    elif issubclass(cls, Mapping):
+        write = _mapping_to_data
+    elif issubclass(cls, frozenset | set):
+        write = _set_to_data
+    elif issubclass(cls, tuple | list):
+        write = _sequence_to_data
+    else:
+        write = _as_is
+    _WRITERS[cls] = write
+    return write
+
+
+def _enum_value(obj: Enum) -> Any:
+    return obj.value
+
+
+def _set_to_data(obj: Any) -> list[Any]:
+    return sorted(to_data(x) for x in obj)
+
+
+def _sequence_to_data(obj: Any) -> list[Any]:
+    writers = _WRITERS
+    out = []
+    for x in obj:
+        w = writers.get(x.__class__)
+        out.append(x if w is _as_is else (w or _writer(x.__class__))(x))
+    return out
+
+
+def _dataclass_writer(names: tuple[str, ...]) -> Callable[[Any], dict[str, Any]]:
+    def write(obj: Any) -> dict[str, Any]:
+        writers = _WRITERS
+        out = {}
+        for name in names:
+            v = getattr(obj, name)
+            w = writers.get(v.__class__)
+            out[name] = v if w is _as_is else (w or _writer(v.__class__))(v)
+        return out
+
+    return write
+
+
+_WRITERS: dict[type, Callable[[Any], Any]] = {}
 
 
 def _is_coord(k: Any) -> bool:
@@ -113,7 +168,18 @@ def from_data(cls: Any, data: Any, where: str = "") -> Any: ...
 
 
 def from_data(cls: Any, data: Any, where: str = "") -> Any:
-    """Build an instance of `cls` (a dataclass or a type hint) from JSON data."""
+    """Build an instance of `cls` (a dataclass or a type hint) from JSON data.
+
+    A reader made once per type reads well-formed data without building the path of every
+    value; data it refuses is read again the careful way (`_read`), which says where and
+    what is wrong, so both give the same object or the same error."""
+    try:
+        return _reader(cls)(data)
+    except Exception:  # whatever it was, the careful way says it or reads it
+        return _read(cls, data, where)
+
+
+def _read(cls: Any, data: Any, where: str = "") -> Any:
     where = where or getattr(cls, "__name__", str(cls))
     if cls is GameMap:
         return _map_from_data(data)
@@ -128,7 +194,7 @@ def from_data(cls: Any, data: Any, where: str = "") -> Any:
     if origin is tuple:
         return _tuple_from_data(args, data, where)
     if origin is frozenset:
-        return frozenset(from_data(args[0], x, where) for x in data)
+        return frozenset(_read(args[0], x, where) for x in data)
     if origin in (Mapping, dict, typing.Mapping) or cls is Mapping:
         return _mapping_from_data(args, data, where)
     if isinstance(cls, type) and issubclass(cls, Enum):
@@ -148,7 +214,7 @@ def _union_from_data(args: tuple[Any, ...], data: Any, where: str) -> Any:
         if a is type(None):
             continue
         try:
-            return from_data(a, data, where)
+            return _read(a, data, where)
         except (FormatError, ValueError, TypeError) as e:
             errors.append(str(e).removeprefix(f"{where}: "))
     raise FormatError(f"{where}: {'; '.join(errors)}")
@@ -169,7 +235,7 @@ def _tuple_from_data(args: tuple[Any, ...], data: Any, where: str) -> tuple[Any,
     if not isinstance(data, list | tuple):
         raise FormatError(f"{where}: expected a list, got {type(data).__name__}")
     item = args[0] if args and (len(args) == 1 or args[1] is Ellipsis) else Any
-    return tuple(from_data(item, x, f"{where}[{i}]") for i, x in enumerate(data))
+    return tuple(_read(item, x, f"{where}[{i}]") for i, x in enumerate(data))
 
 
 def _mapping_from_data(args: tuple[Any, ...], data: Any, where: str) -> dict[Any, Any]:
@@ -182,7 +248,7 @@ def _mapping_from_data(args: tuple[Any, ...], data: Any, where: str) -> dict[Any
             return {}
         if not isinstance(data, list):
             raise FormatError(f"{where}: expected a list of {{square, value}}")
-        return {from_data(kt, e["square"], where): from_data(vt, e["value"], where) for e in data}
+        return {_read(kt, e["square"], where): _read(vt, e["value"], where) for e in data}
     if not isinstance(data, dict):
         raise FormatError(f"{where}: expected an object, got {type(data).__name__}")
     if kt is int:  # JSON object keys are text
@@ -190,7 +256,7 @@ def _mapping_from_data(args: tuple[Any, ...], data: Any, where: str) -> dict[Any
             data = {int(k): v for k, v in data.items()}
         except ValueError as e:
             raise FormatError(f"{where}: keys must be integers") from e
-    return {from_data(kt, k, where): from_data(vt, v, f"{where}.{k}") for k, v in data.items()}
+    return {_read(kt, k, where): _read(vt, v, f"{where}.{k}") for k, v in data.items()}
 
 
 def _enum_from_data(cls: type[Enum], data: Any, where: str) -> Enum:
@@ -214,7 +280,7 @@ def _dataclass_from_data(cls: Any, data: Any, where: str) -> Any:
     kwargs = {}
     for f in dataclasses.fields(cls):
         if f.init and f.name in data:
-            kwargs[f.name] = from_data(hints[f.name], data[f.name], f"{where}.{f.name}")
+            kwargs[f.name] = _read(hints[f.name], data[f.name], f"{where}.{f.name}")
         elif (
             f.init and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         ):
@@ -234,3 +300,154 @@ def _plain_from_data(cls: Any, data: Any, where: str) -> Any:
     if cls is bool and not isinstance(data, bool):
         raise FormatError(f"{where}: expected true or false, got {data!r}")
     return data
+
+
+# --- readers made once per type: `from_data`'s way for data that reads --------------------
+
+
+@cache
+def _reader(cls: Any) -> Callable[[Any], Any]:
+    """What `_read(cls, …)` does, without the path of each value: any exception sends the
+    caller back to `_read`, which says what is wrong."""
+    if cls is GameMap:
+        return _map_from_data
+    if cls is Any:
+        return _as_is
+    origin = typing.get_origin(cls)
+    args = typing.get_args(cls)
+    if origin in (typing.Union, types.UnionType):
+        return _union_reader(args)
+    if cls is Coord or (origin is tuple and args == (int, int)):
+        return _coord_reader
+    if origin is tuple:
+        item = _reader(args[0] if args and (len(args) == 1 or args[1] is Ellipsis) else Any)
+        return lambda d: _list_of(d) and tuple(map(item, d))
+    if origin is frozenset:
+        member = _reader(args[0])
+        return lambda d: frozenset(map(member, d))
+    if origin in (Mapping, dict, typing.Mapping) or cls is Mapping:
+        return _mapping_reader(*(args or (Any, Any)))
+    if isinstance(cls, type) and issubclass(cls, Enum):
+        return _enum_reader(cls)
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls):
+        return _dataclass_reader(cls)
+    return _PLAIN_READERS.get(cls, _as_is)
+
+
+def _list_of(d: Any) -> bool:
+    if not isinstance(d, list | tuple):
+        raise FormatError("expected a list")
+    return True
+
+
+def _union_reader(args: tuple[Any, ...]) -> Callable[[Any], Any]:
+    none_ok = type(None) in args
+    members = [a for a in args if a is not type(None)]
+
+    def read(d: Any) -> Any:
+        if d is None and none_ok:
+            return None
+        for a in members:  # the careful way's order, and the same complaints let through
+            try:
+                return _reader(a)(d)
+            except (FormatError, ValueError, TypeError):
+                continue
+        raise FormatError("no member of the union reads it")
+
+    return read
+
+
+def _coord_reader(d: Any) -> Coord:
+    if isinstance(d, list | tuple) and len(d) == 2:
+        return (int(d[0]), int(d[1]))
+    raise FormatError("a square is [x, y]")
+
+
+def _mapping_reader(kt: Any, vt: Any) -> Callable[[Any], Any]:
+    key, value = _reader(kt), _reader(vt)
+    if kt is Coord or typing.get_origin(kt) is tuple:
+
+        def by_square(d: Any) -> dict[Any, Any]:
+            if isinstance(d, dict) and not d:
+                return {}
+            if not isinstance(d, list):
+                raise FormatError("expected a list of {square, value}")
+            return {key(e["square"]): value(e["value"]) for e in d}
+
+        return by_square
+
+    def by_key(d: Any) -> dict[Any, Any]:
+        if not isinstance(d, dict):
+            raise FormatError("expected an object")
+        if kt is int:
+            d = {int(k): v for k, v in d.items()}
+        return {key(k): value(v) for k, v in d.items()}
+
+    return by_key
+
+
+def _enum_reader(cls: type[Enum]) -> Callable[[Any], Any]:
+    members = cls._value2member_map_
+
+    def read(d: Any) -> Any:
+        m = members.get(d)
+        return m if m is not None else cls(d)
+
+    return read
+
+
+def _dataclass_reader(cls: Any) -> Callable[[Any], Any]:
+    spec: list[Any] = []  # filled on first use: a class may hold itself
+
+    def read(d: Any) -> Any:
+        if not spec:
+            hints = _hints(cls)
+            fields = [f for f in dataclasses.fields(cls) if f.init]
+            spec.append(frozenset(f.name for f in fields))
+            spec.append(
+                [
+                    (
+                        f.name,
+                        _reader(hints[f.name]),
+                        f.default is dataclasses.MISSING
+                        and f.default_factory is dataclasses.MISSING,
+                    )
+                    for f in fields
+                ]
+            )
+        if not isinstance(d, dict) or not spec[0].issuperset(d):
+            raise FormatError("not this object")
+        kwargs = {}
+        for name, read_field, required in spec[1]:
+            if name in d:
+                kwargs[name] = read_field(d[name])
+            elif required:
+                raise FormatError(f"missing field {name!r}")
+        return cls(**kwargs)
+
+    return read
+
+
+def _int_reader(d: Any) -> int:
+    if d.__class__ is int or (isinstance(d, int) and not isinstance(d, bool)):
+        return d
+    raise FormatError("expected an integer")
+
+
+def _str_reader(d: Any) -> str:
+    if isinstance(d, str):
+        return d
+    raise FormatError("expected text")
+
+
+def _bool_reader(d: Any) -> bool:
+    if isinstance(d, bool):
+        return d
+    raise FormatError("expected true or false")
+
+
+_PLAIN_READERS: dict[Any, Callable[[Any], Any]] = {
+    int: _int_reader,
+    str: _str_reader,
+    bool: _bool_reader,
+}
