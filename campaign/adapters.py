@@ -9,7 +9,7 @@ delete per table, touching only rows that changed.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import rules as R
@@ -104,8 +104,14 @@ def carry_of(state: R.CampaignState) -> dict[str, Any]:
 # --- writing -----------------------------------------------------------------------------------
 
 
-def state_save(*, campaign: Campaign, state: R.CampaignState) -> None:
-    """Write a state back in bulk. The map itself never changes in play and is not written."""
+def state_save(
+    *, campaign: Campaign, state: R.CampaignState, before: R.CampaignState | None = None
+) -> None:
+    """Write a state back in bulk. The map itself never changes in play and is not written.
+
+    `before`: the state as the rows hold it (loaded in the same transaction, e.g. what a
+    turn started from). The rules never change a force, command or unit in place: one that
+    is the same object as before is unchanged, and the rows of its parts are not read."""
     campaign.turn_number = state.turn
     campaign.day = state.day
     campaign.weather = state.weather.value
@@ -136,7 +142,7 @@ def state_save(*, campaign: Campaign, state: R.CampaignState) -> None:
         campaign,
         {h.id: _holding_fields(h, pid, i) for i, h in enumerate(state.holdings)},
     )
-    _forces_save(campaign, state.forces, pid)
+    _forces_save(campaign, state.forces, pid, before.forces if before else None)
 
 
 def _holding_fields(h: R.Holding, pid: dict[str, int], position: int) -> dict[str, Any]:
@@ -157,7 +163,9 @@ def _holding_fields(h: R.Holding, pid: dict[str, int], position: int) -> dict[st
     }
 
 
-def _units_save(campaign: Campaign, forces: Sequence[R.Force], cpk: dict[str, int]) -> None:
+def _units_save(
+    campaign: Campaign, commands: Sequence[R.Command], cpk: dict[str, int], scoped: bool
+) -> None:
     rows_sync(
         Unit,
         campaign,
@@ -176,14 +184,51 @@ def _units_save(campaign: Campaign, forces: Sequence[R.Force], cpk: dict[str, in
                 "min_figures": u.min_figures,
                 "leader_points": u.leader_points,
             }
-            for f in forces
-            for c in f.commands
+            for c in commands
             for i, u in enumerate(c.units)
         },
+        {"command_id__in": [cpk[c.id] for c in commands]} if scoped else None,
     )
 
 
-def _forces_save(campaign: Campaign, forces: Sequence[R.Force], pid: dict[str, int]) -> None:
+class _Changed:
+    """Which parts of `forces` are not the very objects of `before` (all, without it)."""
+
+    def __init__(self, forces: Sequence[R.Force], before: Sequence[R.Force] | None) -> None:
+        self.scoped = before is not None
+        self._forces = forces
+        self._before = {f.id: f for f in before or ()}
+        self._commands = {c.id: c for f in before or () for c in f.commands}
+
+    def forces(self, part: str) -> list[R.Force]:
+        """The forces whose `part` (commands, individuals) is new or another object."""
+        if not self.scoped:
+            return list(self._forces)
+        was = self._before
+        return [
+            f
+            for f in self._forces
+            if f.id not in was or getattr(was[f.id], part) is not getattr(f, part)
+        ]
+
+    def commands(self) -> list[R.Command]:
+        """The commands whose units are new or another object (their force's commands
+        then are too)."""
+        was = self._commands
+        return [
+            c
+            for f in self.forces("commands")
+            for c in f.commands
+            if not self.scoped or c.id not in was or was[c.id].units is not c.units
+        ]
+
+
+def _forces_save(
+    campaign: Campaign,
+    forces: Sequence[R.Force],
+    pid: dict[str, int],
+    before: Sequence[R.Force] | None,
+) -> None:
     fpk = rows_sync(
         Force,
         campaign,
@@ -212,6 +257,9 @@ def _forces_save(campaign: Campaign, forces: Sequence[R.Force], pid: dict[str, i
             for i, f in enumerate(forces)
         },
     )
+    changed = _Changed(forces, before)
+    scoped = changed.scoped
+    with_commands = changed.forces("commands")
     cpk = rows_sync(
         Command,
         campaign,
@@ -225,11 +273,13 @@ def _forces_save(campaign: Campaign, forces: Sequence[R.Force], pid: dict[str, i
                 "general_points": c.general.points if c.general else 0,
                 "general_mounted": c.general.mounted if c.general else False,
             }
-            for f in forces
+            for f in with_commands
             for i, c in enumerate(f.commands)
         },
+        {"force_id__in": [fpk[f.id] for f in with_commands]} if scoped else None,
     )
-    _units_save(campaign, forces, cpk)
+    _units_save(campaign, changed.commands(), cpk, scoped)
+    with_individuals = changed.forces("individuals")
     rows_sync(
         Individual,
         campaign,
@@ -243,9 +293,10 @@ def _forces_save(campaign: Campaign, forces: Sequence[R.Force], pid: dict[str, i
                 "mounted": ind.mounted,
                 "magic_points": ind.magic_points,
             }
-            for f in forces
+            for f in with_individuals
             for n, ind in enumerate(f.individuals)
         },
+        {"force_id__in": [fpk[f.id] for f in with_individuals]} if scoped else None,
     )
 
 
@@ -327,12 +378,35 @@ def state_to_data(state: R.CampaignState) -> Any:
 
 def resolution_state_fields(*, campaign: Campaign, state: R.CampaignState) -> dict[str, Any]:
     """The fields a new resolution of `campaign` stores of the state it starts from (a
-    delta of the resolution before it, the map by reference; where each force stands)."""
-    data = state_to_data(state)
+    delta of the resolution before it, the map by reference; where each force stands).
+    Pass the saved row to `resolution_noted`."""
+    data = {
+        name: _map_data(state.map) if name == "map" else to_data(getattr(state, name))
+        for name in _STATE_FIELDS
+    }
     return {
         "state_before": stored_states.state_stored(campaign=campaign, data=data),
         "squares_before": stored_states.squares_of(data),
     }
+
+
+resolution_noted = stored_states.stored_noted
+
+_STATE_FIELDS = tuple(f.name for f in fields(R.CampaignState) if f.init)
+_MAPS_WRITTEN: list[tuple[R.GameMap, Any]] = []  # the maps last written, with their data
+
+
+def _map_data(gmap: R.GameMap) -> Any:
+    """The map as data, the same object for the same map: the map never changes in play,
+    and its data (4,096 squares) need not be written again at every stage, nor its digest
+    taken again. Nobody changes the data it gives."""
+    for known, data in list(_MAPS_WRITTEN):
+        if known is gmap or known == gmap:
+            return data
+    data = to_data(gmap)
+    _MAPS_WRITTEN.insert(0, (gmap, data))
+    del _MAPS_WRITTEN[4:]
+    return data
 
 
 def orders_from_data(player_key: str, data: Any, where: str = "") -> PlayerOrders:

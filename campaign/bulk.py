@@ -41,18 +41,25 @@ def json_text(text: str | None) -> Any:
 
 
 def rows_sync(
-    model: type[models.Model], campaign: Campaign, wanted: dict[str, dict[str, Any]]
+    model: type[models.Model],
+    campaign: Campaign,
+    wanted: dict[str, dict[str, Any]],
+    within: dict[str, list[int]] | None = None,
 ) -> dict[str, int]:
     """Make the campaign's rows of `model` match `wanted` (key → field values) with one read
     and at most three writes: delete the missing, create the new, update the changed in one
-    statement. Existing rows are read as tuples of the compared fields only. Returns key → pk."""
+    statement. Existing rows are read as tuples of the compared fields only. Returns key → pk.
+
+    `within` (a filter such as `{"force_id__in": pks}`): only the rows it selects are
+    `wanted`'s to match, the others are left as they are; an empty list selects none, and
+    nothing is read."""
+    if within is not None and not any(within.values()) and not wanted:
+        return {}
     fields = list(next(iter(wanted.values()), {}))
-    existing = {
-        row[1]: (row[0], row[2:])
-        for row in model._default_manager.filter(campaign=campaign).values_list(
-            "pk", "key", *fields
-        )
-    }
+    rows = model._default_manager.filter(campaign=campaign)
+    if within is not None:
+        rows = rows.filter(**within)
+    existing = {row[1]: (row[0], row[2:]) for row in rows.values_list("pk", "key", *fields)}
     gone = [pk for key, (pk, _) in existing.items() if key not in wanted]
     if gone:
         model._default_manager.filter(pk__in=gone).delete()

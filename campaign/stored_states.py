@@ -108,8 +108,21 @@ _LOCK = threading.Lock()
 
 
 def _digest(data: Any) -> str:
+    """The SHA-256 of `data`'s canonical JSON; a map's, once per map object (the map never
+    changes in play, and the adapters hand the same object for the same map)."""
+    with _LOCK:
+        for kept, digest in _DIGESTS:
+            if kept is data:
+                return digest
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    with _LOCK:
+        _DIGESTS.insert(0, (data, digest))
+        del _DIGESTS[_MAPS_MAX:]
+    return digest
+
+
+_DIGESTS: list[tuple[Any, str]] = []  # (map data, its digest): the object kept alive with it
 
 
 def _map_keep(digest: str, game_map: Any) -> None:
@@ -122,13 +135,16 @@ def _map_keep(digest: str, game_map: Any) -> None:
 
 def _map_ref(campaign_id: int, game_map: Any, known: set[str] | None = None) -> dict[str, str]:
     """The reference to `game_map`, stored once for the campaign (`known`: the digests
-    already stored by the caller)."""
+    already stored by the caller). Asking first is a small query; the insert sends the
+    whole map (a 64×64 map is about 190 KB of JSON), at every stage."""
     digest = _digest(game_map)
     if known is None or digest not in known:
-        StoredMap.objects.bulk_create(  # one statement, whether it was there or not
-            [StoredMap(campaign_id=campaign_id, digest=digest, data=game_map)],
-            ignore_conflicts=True,
-        )
+        stored = StoredMap.objects.filter(campaign_id=campaign_id, digest=digest)
+        if not stored.exists():
+            StoredMap.objects.bulk_create(  # one statement, even if another just stored it
+                [StoredMap(campaign_id=campaign_id, digest=digest, data=game_map)],
+                ignore_conflicts=True,
+            )
         if known is not None:
             known.add(digest)
     _map_keep(digest, game_map)
@@ -261,19 +277,58 @@ def _stored(kept: Any, prev_pk: int | None, prev_stored: Any, prev_kept: Any) ->
 
 def state_stored(*, campaign: Campaign, data: Any) -> Any:
     """What a new resolution of `campaign` stores as its `state_before` (`data`: the whole
-    state): a delta of the latest resolution of the campaign's line, or the whole."""
+    state): a delta of the latest resolution of the campaign's line, or the whole. Call
+    `stored_noted` with the row once saved: the next resolution then starts from it
+    without reading and replaying its chain."""
     kept = _kept_form(campaign.pk, data)
     # the latest row and its chain: the rows of a chain are those just before it in the line
-    line = list(
-        TurnResolution.objects.filter(turn__campaign=campaign)
-        .order_by("-turn__number", "-created_at", "-pk")
-        .values_list("pk", "state_before")[:CHAIN_MAX]
+    line = TurnResolution.objects.filter(turn__campaign=campaign).order_by(
+        "-turn__number", "-created_at", "-pk"
     )
-    if not line:
-        return kept
-    prev_pk, prev_stored = line[0]
-    prev_kept = _kept(prev_stored, dict(line))
-    return _stored(kept, prev_pk, prev_stored, prev_kept)
+    latest = line.values_list("pk", "created_at").first()
+    if latest is None:
+        stored = kept
+    else:
+        noted = _noted_get(latest)
+        if noted is None:
+            rows = list(line.values_list("pk", "state_before")[:CHAIN_MAX])
+            prev_pk, prev_stored = rows[0]
+            noted = (prev_stored, _kept(prev_stored, dict(rows)))
+        stored = _stored(kept, latest[0], *noted)
+    with _LOCK:
+        _MADE[:] = [(stored, kept)]
+    return stored
+
+
+# what `state_stored` gave last, with its kept form, until `stored_noted` files it under
+# the row that stores it; rows so filed by (pk, created_at): a rolled back row is never
+# found again (its pk is not reused with the same time)
+_MADE: list[tuple[Any, Any]] = []
+_NOTED: OrderedDict[tuple[int, Any], tuple[Any, Any]] = OrderedDict()
+_NOTED_MAX = 8
+
+
+def stored_noted(resolution: TurnResolution) -> None:
+    """`resolution` (just saved) stores what `state_stored` gave last: keep its kept form."""
+    with _LOCK:
+        made = _MADE[:]
+        _MADE.clear()
+        if made and made[0][0] is resolution.state_before:
+            _NOTED[(resolution.pk, resolution.created_at)] = made[0]
+            while len(_NOTED) > _NOTED_MAX:
+                _NOTED.popitem(last=False)
+
+
+def noted_forget() -> None:
+    """Forget the rows noted (as a process that did not write them: tests)."""
+    with _LOCK:
+        _NOTED.clear()
+        _MADE.clear()
+
+
+def _noted_get(key: tuple[int, Any]) -> tuple[Any, Any] | None:
+    with _LOCK:
+        return _NOTED.get(key)
 
 
 def line_compact(campaign: Campaign, line: Sequence[TurnResolution]) -> None:

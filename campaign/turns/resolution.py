@@ -68,7 +68,7 @@ def phases_0_2_run(turn: Turn) -> Resolution:
     out = resolve_turn(state, orders, SeededDice(seed))
     ledger = [r.to_dict() for r in out.ledger]
     events = [e.to_dict() for e in out.events]
-    TurnResolution.objects.create(
+    row = TurnResolution.objects.create(
         turn=turn,
         stage=TurnResolution.Stage.TURN,
         seed=seed,
@@ -77,7 +77,8 @@ def phases_0_2_run(turn: Turn) -> Resolution:
         ledger=ledger,
         events=events,
     )
-    adapters.state_save(campaign=campaign, state=out.state)
+    adapters.resolution_noted(row)
+    adapters.state_save(campaign=campaign, state=out.state, before=state)
     fog.sightings_record(campaign=campaign, state=out.state)
     battles.battles_create(turn=turn, pending=out.pending_battles)
     claims.finish(turn, carry=adapters.carry_of(out.state), status=Turn.Status.BATTLES)
@@ -107,7 +108,7 @@ def phases_4_8_run(turn: Turn, dice: Dice | None = None) -> Resolution:
     inputs: dict[str, Any] = {k: adapters.result_to_data(r) for k, r in sorted(results.items())}
     if scripted:
         inputs[TurnResolution.SCRIPTED_DICE] = [v for r in out.ledger for v in r.natural]
-    TurnResolution.objects.create(
+    row = TurnResolution.objects.create(
         turn=turn,
         stage=TurnResolution.Stage.AFTER,
         seed=seed,
@@ -116,7 +117,8 @@ def phases_4_8_run(turn: Turn, dice: Dice | None = None) -> Resolution:
         ledger=ledger,
         events=events,
     )
-    adapters.state_save(campaign=campaign, state=out.state)
+    adapters.resolution_noted(row)
+    adapters.state_save(campaign=campaign, state=out.state, before=state)
     fog.sightings_record(campaign=campaign, state=out.state)
     now = timezone.now()
     # the carry served Phases 4–8 only; the resolution keeps what they started from

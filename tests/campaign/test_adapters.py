@@ -169,13 +169,16 @@ def test_round_trip_keeps_every_field():
     assert to_data(adapters.state_load(campaign=campaign)) == to_data(state)
 
 
-def test_state_save_writes_an_eventful_turn_back():
+@pytest.mark.parametrize("told", [False, True], ids=["compared", "told-what-it-was"])
+def test_state_save_writes_an_eventful_turn_back(told):
+    """Compared with every row, or told the state the rows hold (`before`: a force, command
+    or unit that is the same object is unchanged, its parts' rows are not read)."""
     state = _generated()
     campaign = campaign_create(slug="eventful", name="Eventful", state=state)
     force_pks = dict(Force.objects.filter(campaign=campaign).values_list("key", "pk"))
     new = _evolved(state)
 
-    adapters.state_save(campaign=campaign, state=new)
+    adapters.state_save(campaign=campaign, state=new, before=state if told else None)
 
     assert to_data(adapters.state_load(campaign=campaign)) == to_data(new)
     # rows are updated in place, not replaced, and the dead are gone with their children
@@ -191,11 +194,12 @@ def test_state_save_writes_an_eventful_turn_back():
     assert Holding.objects.get(campaign=campaign, key="h2-1").owner.key == "p1"
 
     # and back again: values cleared to None/empty, the destroyed force and units recreated
-    adapters.state_save(campaign=campaign, state=state)
+    adapters.state_save(campaign=campaign, state=state, before=new if told else None)
     assert to_data(adapters.state_load(campaign=campaign)) == to_data(state)
 
 
-def test_state_save_of_a_resolved_turn_then_load_gives_it_back():
+@pytest.mark.parametrize("told", [False, True], ids=["compared", "told-what-it-was"])
+def test_state_save_of_a_resolved_turn_then_load_gives_it_back(told):
     """A turn resolved by the rules engine (battles, losses, a force wiped out, a capture)."""
     state = _generated()
     campaign = campaign_create(slug="resolved", name="Resolved", state=state)
@@ -215,7 +219,7 @@ def test_state_save_of_a_resolved_turn_then_load_gives_it_back():
         "the generated turn should capture a holding"
     )
 
-    adapters.state_save(campaign=campaign, state=after)
+    adapters.state_save(campaign=campaign, state=after, before=state if told else None)
 
     assert _persistent(adapters.state_load(campaign=campaign)) == _persistent(after)
 
@@ -347,6 +351,10 @@ def test_state_load_and_save_use_a_fixed_number_of_queries(
     # nothing changed: the campaign row and one read per synced table, no write
     with django_assert_num_queries(7):
         adapters.state_save(campaign=campaign, state=state)
+    # told the rows hold it: the campaign row, players, holdings and forces; no force's
+    # commands, units nor individuals are read
+    with django_assert_num_queries(4):
+        adapters.state_save(campaign=campaign, state=state, before=state)
     # everything changed: at most a delete, an insert and an update per table more
     with django_assert_max_num_queries(7 + 3 * len(SYNCED)):
         adapters.state_save(campaign=campaign, state=_evolved(state))

@@ -86,6 +86,20 @@ def test_each_resolution_reads_back_the_state_it_started_from(
     )
 
 
+def test_the_next_row_stores_the_same_delta_whether_the_last_was_noted_or_read(
+    make_campaign, play_turn
+):
+    """A resolution starts from the row before it as this process noted it when it wrote
+    it, or as read and replayed from its chain: both give the same stored state."""
+    campaign = make_campaign(forces=6, seed=5)
+    play_turn(campaign)
+    whole = stored_states.state_data_of(_line(campaign)[-1])
+    noted = stored_states.state_stored(campaign=campaign, data=whole)
+    stored_states.noted_forget()
+    read = stored_states.state_stored(campaign=campaign, data=whole)
+    assert "$delta" in noted and noted == read
+
+
 def test_a_row_written_before_deltas_reads_as_it_is_and_the_next_is_whole(make_campaign, play_turn):
     campaign = make_campaign(forces=6, seed=5)
     play_turn(campaign)
@@ -96,6 +110,7 @@ def test_a_row_written_before_deltas_reads_as_it_is_and_the_next_is_whole(make_c
     TurnResolution.objects.filter(pk=second.pk).delete()
     legacy = TurnResolution.objects.get(pk=first.pk)
     assert stored_states.state_data_of(legacy) == whole
+    stored_states.noted_forget()  # as an old process's row: this one never wrote it
     after = stored_states.state_stored(campaign=campaign, data=whole)
     assert "$delta" not in after  # never a delta of a row it cannot follow
 
