@@ -305,7 +305,7 @@ def viewers(campaign: Campaign, users: list[AbstractBaseUser]) -> dict[str, Clie
         membership_add(
             campaign=campaign, user=user, role=role, player=player if who == "player" else None
         )
-        clients[who] = Client()
+        clients[who] = Client(headers={"accept-encoding": "gzip, deflate, br"})  # a browser's
         clients[who].force_login(user)
     return clients
 

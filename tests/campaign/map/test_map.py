@@ -490,3 +490,17 @@ def test_the_lists_come_when_opened_and_hide_what_the_map_hides(cast):
     assert f"({square[0]}, {square[1]})" not in part
     whole = client.get(page_url + "?lists=1").content.decode()
     assert 'id="map-lists" open' in whole and 'class="map-table"' in whole
+
+
+def test_the_map_data_is_sent_compressed_to_who_accepts_it(cast):
+    """The download is mostly the map's squares: sent gzipped to a browser (which asks for
+    it), the same document once unpacked; plain to a client that does not ask."""
+    import gzip
+
+    _page_url, json_url = _urls(cast.campaign)
+    client = cast.client("side_a")
+    plain = client.get(json_url)
+    packed = client.get(json_url, headers={"Accept-Encoding": "gzip, deflate, br"})
+    assert "Content-Encoding" not in plain and packed["Content-Encoding"] == "gzip"
+    assert json.loads(gzip.decompress(packed.content)) == plain.json()
+    assert packed["Content-Disposition"] == plain["Content-Disposition"]
