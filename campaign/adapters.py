@@ -487,9 +487,11 @@ def battle_state_get(*, battle: Battle) -> R.CampaignState:
     """The state the battle's result is read against: the state Phases 4–8 started from once
     they have run, else the state now (with the turn's carried data as the battle's pages
     read it: `state_load`'s `battle`) while the turn waits."""
-    after = TurnResolution.objects.filter(
-        turn_id=battle.turn_id, stage=TurnResolution.Stage.AFTER
-    ).first()
+    after = (
+        TurnResolution.objects.filter(turn_id=battle.turn_id, stage=TurnResolution.Stage.AFTER)
+        .only("created_at")  # the state is read only if not decoded already
+        .first()
+    )
     if after is not None:
         return state_before(after)
     return state_load(campaign=battle.campaign, turn=battle.turn, battle=battle.key)
@@ -503,7 +505,7 @@ def turn_state_after_get(*, turn: Turn) -> R.CampaignState:
             turn__number=turn.number + 1,
             stage=TurnResolution.Stage.TURN,
         )
-        .only("state_before", "created_at")
+        .only("created_at")  # the state is read only if not decoded already
         .first()
     )
     if nxt is not None:

@@ -315,36 +315,67 @@ def lens_for(
     side = viewer.side_key
     if side is None:  # an observer following no side sees only what is map-wide
         return common
-    own: set[str] = set()
-    seen: set[str] = set()
-    watched: set[Coord] = set()
-    own_players: set[str] = set()
-    seen_holdings: set[str] = set()
-    for s in states:
-        own.update(f.id for f in s.forces if s.side_of(f.owner) == side)
-        own_players.update(p.id for p in s.players if p.side == side)
-        seen_holdings.update(h.id for h in s.holdings if s.side_of(h.owner) == side)
-    for s in states:
-        w = watched_squares(s, side)
-        watched |= w
-        seen |= visible_force_keys(s, side)
-        seen_holdings.update(h.id for h in s.holdings if h.square in w)
+    own, own_players, seen_holdings, watched, seen = _side_view(states, side)
     return replace(
         common,
-        seen_forces=frozenset(own | (seen & forces)),
-        own_forces=frozenset(own),
-        own_players=frozenset(own_players),
+        seen_forces=own | (seen & forces),
+        own_forces=own,
+        own_players=own_players,
         seen_battles=frozenset(b for b, sides in battle_sides.items() if side in sides),
-        seen_holdings=frozenset(seen_holdings),
-        watched=frozenset(watched),
+        seen_holdings=seen_holdings,
+        watched=watched,
     )
+
+
+def _side_view(states: Sequence[CampaignState], side: str) -> tuple[frozenset[Any], ...]:
+    """A side's own forces and players, the holdings and squares it sees and the forces it
+    sees in `states`, once for the same decoded rows."""
+
+    def compute() -> tuple[frozenset[Any], ...]:
+        own: set[str] = set()
+        seen: set[str] = set()
+        watched: set[Coord] = set()
+        own_players: set[str] = set()
+        seen_holdings: set[str] = set()
+        for s in states:
+            own.update(f.id for f in s.forces if s.side_of(f.owner) == side)
+            own_players.update(p.id for p in s.players if p.side == side)
+            seen_holdings.update(h.id for h in s.holdings if s.side_of(h.owner) == side)
+        for s in states:
+            w = watched_squares(s, side)
+            watched |= w
+            seen |= visible_force_keys(s, side)
+            seen_holdings.update(h.id for h in s.holdings if h.square in w)
+        return tuple(frozenset(x) for x in (own, own_players, seen_holdings, watched, seen))
+
+    parts = tuple(x for s in states for x in (s.forces, s.holdings, s.players, s.map))
+    return derived(("side-view", side), parts, compute)
 
 
 def _stage_ids(
     states: Sequence[CampaignState], events: Iterable[Mapping[str, Any]]
-) -> tuple[set[str], dict[str, str]]:
+) -> tuple[frozenset[str], Mapping[str, str]]:
     """Every force id a stage knows (in its states or named by its events), and each unit,
-    general, command or character id → its force."""
+    general, command or character id → its force. What the states know is worked out once
+    for the same decoded rows (a 960-force state has ten thousand members)."""
+    forces, member_force = derived(
+        "stage-ids", tuple(s.forces for s in states), lambda: _states_ids(states)
+    )
+    named: set[str] = set()
+    for e in events:
+        for k in FORCE_FIELDS:
+            if isinstance(e.get(k), str):
+                named.add(e[k])
+        for k in FORCE_LIST_FIELDS:
+            named.update(x for x in e.get(k) or () if isinstance(x, str))
+    named -= forces
+    if not named:
+        return forces, member_force
+    # a force id wins over a member id that reads the same
+    return forces | named, {k: v for k, v in member_force.items() if k not in named}
+
+
+def _states_ids(states: Sequence[CampaignState]) -> tuple[frozenset[str], dict[str, str]]:
     member_force: dict[str, str] = {}
     forces: set[str] = set()
     for s in states:
@@ -358,16 +389,10 @@ def _stage_ids(
                     member_force[u.id] = f.id
             for i in f.individuals:
                 member_force[i.id] = f.id
-    for e in events:
-        for k in FORCE_FIELDS:
-            if isinstance(e.get(k), str):
-                forces.add(e[k])
-        for k in FORCE_LIST_FIELDS:
-            forces.update(x for x in e.get(k) or () if isinstance(x, str))
     for k in list(member_force):  # a force id wins over a member id that reads the same
         if k in forces:
             del member_force[k]
-    return forces, member_force
+    return frozenset(forces), member_force
 
 
 def _event_subjects(e: Mapping[str, Any]) -> list[Any]:
