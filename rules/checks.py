@@ -294,16 +294,34 @@ def movement_roll(
     if status is Status.DEFEND or weather is Weather.STORM:
         return MovementResult(None, 0, False)
     feats = features if isinstance(features, frozenset) else frozenset(features)
-    mods = _movement_modifiers(feats, status, territory, weather, snow, heavy_ground, naran_terrain)
-    rec = dice.roll(
-        purpose=purpose,
-        rule="R6.2",
-        modifiers=mods,
-        judge=_judge_movement,
+    rec, allowance, must_move = roll_movement(
+        dice, purpose, status, feats, territory, weather, snow, heavy_ground, naran_terrain
     )
-    assert rec.total is not None
-    allowance = T.movement_allowance(rec.total)
-    return MovementResult(rec, allowance, status is Status.FULL_SPEED and allowance >= 1)
+    return MovementResult(rec, allowance, must_move)
+
+
+def roll_movement(
+    dice: Dice,
+    purpose: str,
+    status: Status,
+    features: frozenset[Feature],
+    territory: Territory,
+    weather: Weather,
+    snow: int,
+    heavy_ground: bool,
+    naran_terrain: bool,
+) -> tuple[RollRecord, int, bool]:
+    """`movement_roll` for a force that moves (not Defend, no storm): the roll, its allowance
+    and whether it must move (R6.4.5). The movement phase calls it once a force, positionally
+    and without the result object."""
+    mods = _movement_modifiers(
+        features, status, territory, weather, snow, heavy_ground, naran_terrain
+    )
+    rec = dice.roll(purpose=purpose, rule="R6.2", modifiers=mods, judge=_judge_movement)
+    total = rec[6]  # RollRecord.total: a summed roll has one
+    assert total is not None
+    allowance = T.movement_allowance(total)
+    return rec, allowance, status is Status.FULL_SPEED and allowance >= 1
 
 
 # --- §4 weather ----------------------------------------------------------------------------------

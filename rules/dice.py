@@ -100,11 +100,11 @@ class Dice(ABC):
     ) -> RollRecord:
         """Roll `count` dice, add the modifiers, ask `judge(total, naturals)` for the outcome
         and record the entry. With `summed=False` (per-figure checks) the total is None."""
-        nxt = self._next
         if count == 1:
-            t = nxt(sides)
+            t = self._next(sides)
             nat: tuple[int, ...] = _ONE_DIE.get(t) or (t,)  # shared: no tuple made per roll
         else:
+            nxt = self._next
             nat = tuple([nxt(sides) for _ in range(count)])
             t = sum(nat)
         mods: tuple[Modifier, ...] = ()
@@ -116,12 +116,13 @@ class Dice(ABC):
                     break
             for m in mods:
                 t += m[1]
-        total = t if summed else None
         outcome: str = ""
         details: tuple[str, ...] = ()
         if judge is not None:
             verdict = judge(t if summed else 0, nat)
-            if isinstance(verdict, tuple):
+            if verdict.__class__ is str:
+                outcome = verdict
+            elif isinstance(verdict, tuple):
                 outcome, details = verdict[0], tuple(verdict[1])
             else:
                 outcome = verdict
@@ -129,7 +130,17 @@ class Dice(ABC):
         # The named tuple's keyword `__new__` costs several times the die: build it directly.
         rec: RollRecord = _new_record(
             RollRecord,
-            (len(ledger) + 1, purpose, rule, sides, nat, mods, total, outcome, details),
+            (
+                len(ledger) + 1,
+                purpose,
+                rule,
+                sides,
+                nat,
+                mods,
+                t if summed else None,
+                outcome,
+                details,
+            ),
         )
         ledger.append(rec)
         return rec
@@ -210,6 +221,21 @@ class SeededDice(Dice):
         return r
 
     def _next(self, sides: int) -> int:
+        # The common case first: this die's faces are translated and the next word is a face.
+        trans = self._trans.get(sides)
+        if trans is not None:
+            pos = self._pos
+            end = len(trans)
+            while pos < end:
+                face = trans[pos]
+                pos += 1
+                if face:
+                    self._pos = pos
+                    return face
+            self._pos = pos  # the rejected words are read; the buffer is refilled below
+        return self._next_any(sides)
+
+    def _next_any(self, sides: int) -> int:
         if sides < 1:
             raise DiceError(f"a die needs at least one face, not {sides}")
         if sides < 256:
@@ -278,6 +304,9 @@ def _face_table(sides: int) -> bytes:
     table = bytes((b >> shift) + 1 if (b >> shift) < sides else 0 for b in range(256))
     _FACE_TABLES[sides] = table
     return table
+
+
+_face_table(6)  # the campaign's die: its table made with the module, not in a turn
 
 
 class ScriptedDice(Dice):

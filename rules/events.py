@@ -6,7 +6,7 @@ that decided them.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Any, ClassVar
 
 
@@ -460,3 +460,39 @@ class AttritionSuffered(Event):
     recovered: int
     deserted: int
     rule: str = "R6.10"
+
+
+# --- construction -----------------------------------------------------------------------------
+# A turn makes hundreds of events, and a frozen dataclass's `__init__` sets each field with
+# `object.__setattr__`, several times a plain store. Each event class gets an `__init__` that
+# turns the new instance into a plain twin class (same slots, same base), stores the fields
+# and gives the instance its class back: the same object, fields and signature; instances
+# stay frozen (the class's own `__setattr__` still refuses). `Event` itself has no field to
+# guard: its frozen `__setattr__` goes, so that the twins' stores are plain.
+del Event.__setattr__, Event.__delattr__
+
+
+def _plain_init(cls: type[Event]) -> None:
+    params, lines = [], []
+    scope: dict[str, Any] = {"set_class": object.__setattr__, "cls": cls}
+    for f in fields(cls):
+        if f.default is MISSING:
+            params.append(f.name)
+        else:
+            scope[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+        lines.append(f"    self.{f.name} = {f.name}\n")
+    scope["twin"] = type(f"_{cls.__name__}Init", (Event,), {"__slots__": cls.__slots__})
+    src = (
+        f"def __init__(self, {', '.join(params)}):\n"
+        '    set_class(self, "__class__", twin)\n' + "".join(lines) + "    self.__class__ = cls\n"
+    )
+    exec(src, scope)  # noqa: S102 (built from the class's own field names)
+    init = scope["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = init  # type: ignore[method-assign]
+
+
+for _cls in [c for c in globals().values() if isinstance(c, type) and issubclass(c, Event)]:
+    if _cls is not Event and fields(_cls) and _cls.__bases__ == (Event,):
+        _plain_init(_cls)

@@ -6,7 +6,7 @@ A phase never mutates what it is given; it returns a new state built with
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
@@ -24,24 +24,62 @@ def evolve[T](obj: T, **changes: object) -> T:
     `__post_init__` (fields are already frozen): hot loops move hundreds of forces a turn.
     Not for `CampaignState`, whose derived index must be rebuilt."""
     cls: Any = type(obj)
-    names = _FIELDS.get(cls)
-    if names is None:  # a dataclass: its field names, read once per class (hot loop)
-        names = _FIELDS[cls] = (
-            tuple(cls.__dataclass_fields__),
-            frozenset(cls.__dataclass_fields__),
-        )
-    new: T = object.__new__(cls)
-    setter = object.__setattr__
-    for name in names[0]:
-        setter(new, name, getattr(obj, name))
-    for name, value in changes.items():
-        if name not in names[1]:
-            raise TypeError(f"{cls.__name__} has no field(s) {', '.join(set(changes) - names[1])}")
-        setter(new, name, value)
+    copier = _COPIERS.get(cls)
+    if copier is None:
+        copier = _COPIERS[cls] = _copier(cls)
+    new: T = copier(obj, changes)
     return new
 
 
-_FIELDS: dict[type, tuple[tuple[str, ...], frozenset[str]]] = {}
+_Copier = Callable[[Any, dict[str, object]], Any]
+_COPIERS: dict[type, _Copier] = {}
+
+
+def _copier(cls: Any) -> _Copier:
+    """The copy-with-changes function of a dataclass, made once per class.
+
+    A frozen class refuses attribute stores, and `object.__setattr__` costs several times a
+    plain store. So a slotted class (directly on `object`) is copied into an instance of a
+    plain twin with the same slots, where stores are plain, then given the real class back
+    (`__class__` assignment: the layouts are the same). The copy is written out field by field
+    (generated like the dataclass's own `__init__`); other classes take the generic loop."""
+    names = tuple(cls.__dataclass_fields__)
+    known = frozenset(names)
+
+    def unknown(changes: dict[str, object]) -> TypeError:
+        return TypeError(f"{cls.__name__} has no field(s) {', '.join(set(changes) - known)}")
+
+    if cls.__bases__ == (object,) and cls.__dict__.get("__slots__") == names:
+        twin = type(f"_{cls.__name__}Copy", (), {"__slots__": names})
+        lines = [f"    n.{name} = obj.{name}\n" for name in names]
+        src = (
+            "def copy(obj, changes):\n    n = new(twin)\n" + "".join(lines) + "    if changes:\n"
+            "        if not known.issuperset(changes):\n            raise unknown(changes)\n"
+            "        for k, v in changes.items():\n            setattr(n, k, v)\n"
+            "    n.__class__ = cls\n    return n\n"
+        )
+        scope: dict[str, Any] = {
+            "new": object.__new__,
+            "twin": twin,
+            "cls": cls,
+            "known": known,
+            "unknown": unknown,
+        }
+        exec(src, scope)  # noqa: S102 (built from the class's own field names)
+        fast: _Copier = scope["copy"]
+        return fast
+
+    def generic(obj: Any, changes: dict[str, object]) -> Any:
+        if not known.issuperset(changes):
+            raise unknown(changes)
+        new = object.__new__(cls)
+        for name in names:
+            object.__setattr__(new, name, getattr(obj, name))
+        for name, value in changes.items():
+            object.__setattr__(new, name, value)
+        return new
+
+    return generic
 
 
 class Status(StrEnum):
@@ -225,6 +263,17 @@ class GameMap:
     def neighbours(self, c: Coord) -> list[Coord]:
         """The 8 adjacent squares on the map (§0: 8-neighbourhood)."""
         x, y = c
+        if 0 < x < self.width - 1 and 0 < y < self.height - 1:  # off the edges: all eight
+            return [
+                (x - 1, y - 1),
+                (x, y - 1),
+                (x + 1, y - 1),
+                (x - 1, y),
+                (x + 1, y),
+                (x - 1, y + 1),
+                (x, y + 1),
+                (x + 1, y + 1),
+            ]
         return [
             (x + dx, y + dy)
             for dy in (-1, 0, 1)
@@ -359,6 +408,9 @@ class Force:
     def carries_loot(self) -> bool:
         return bool(self.loot)
 
+
+# Forces are copied in every phase: their copier is made with the class, not in a turn.
+_COPIERS[Force] = _copier(Force)
 
 # --- players and campaign ------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from rules.battle import PendingBattle
-from rules.checks import countermarch, movement_roll
+from rules.checks import countermarch, roll_movement
 from rules.dice import Dice, Modifier
 from rules.events import (
     ArmyInitiativeChosen,
@@ -79,15 +79,20 @@ def resolve(state: CampaignState, dice: Dice) -> tuple[CampaignState, list[Event
     return _Board(state, dice).run()
 
 
+# The judges' texts, made once: a turn rolls the initiative once a force and re-rolls its ties.
+_INITIATIVE_TEXT = {t: f"initiative {t}" for t in range(-10, 40)}
+_TIE_TEXT = {t: f"tie re-roll {t}" for t in range(1, 7)}
+
+
 def _judge_initiative(total: int, _n: tuple[int, ...]) -> str:
-    return f"initiative {total}"
+    return _INITIATIVE_TEXT.get(total) or f"initiative {total}"
 
 
 def _judge_tie(total: int, _n: tuple[int, ...]) -> str:
-    return f"tie re-roll {total}"
+    return _TIE_TEXT.get(total) or f"tie re-roll {total}"
 
 
-_RIVER, _BRIDGE = frozenset({Feature.RIVER}), frozenset({Feature.BRIDGE})
+_NO_FEATURES: frozenset[Feature] = frozenset()
 _LEADER_CV = {cv: (Modifier("leader CV", cv),) for cv in range(-2, 13)}  # R6.1.3, made once
 
 
@@ -97,6 +102,44 @@ def _cheb(a: Coord, b: Coord) -> int:
 
 class _Board:
     """The working copy of one movement phase (see the module docstring)."""
+
+    # Slots: its attributes are read at every step, and past 30 of them an instance's
+    # attributes leave Python's fast per-class layout for a dictionary.
+    __slots__ = (
+        "_foes_of",
+        "_nb",
+        "_own_keys",
+        "_prio",
+        "_purposes",
+        "_terr",
+        "active",
+        "battles",
+        "counter",
+        "dice",
+        "done",
+        "engaged",
+        "entered_from",
+        "events",
+        "features_at",
+        "foes",
+        "forces",
+        "fside",
+        "gmap",
+        "height",
+        "hold_at",
+        "index",
+        "naval",
+        "no_cross",
+        "occ",
+        "opts",
+        "player_side",
+        "pos",
+        "snowy",
+        "special",
+        "state",
+        "trails",
+        "width",
+    )
 
     def __init__(self, state: CampaignState, dice: Dice) -> None:
         self.state = state
@@ -113,15 +156,21 @@ class _Board:
         self.fside: dict[str, str] = {f.id: self.player_side[f.owner] for f in state.forces}
         self.occ: dict[Coord, list[str]] = {}
         self._nb: dict[Coord, list[Coord]] = {}
-        # R6.6 zone-of-control coverage per square (flat index x + y·W): over all forces and
-        # per side, so "in an enemy zone" is total > own side's count.
+        # Per side, the hostile forces standing on each square (flat index x + y·W): R6.6's
+        # "in an enemy zone" is read off the 8 squares around (`enemy_zoc`), so a placement
+        # or a step updates a count or two, not sixteen.
         self.width, self.height = w, h = state.map.width, state.map.height
-        cells = w * h
-        self.zoc_all = [0] * cells
-        self.zoc_side = {s: [0] * cells for s in set(self.fside.values())}
+        sides = sorted(set(self.fside.values()))
+        self.foes: dict[str, list[int]] = {s: [0] * (w * h) for s in sides}
+        # side → the other sides' counts, which a force of that side adds to
+        self._foes_of = {s: [self.foes[t] for t in sides if t != s] for s in sides}
+        fside, foes_of, occ = self.fside, self._foes_of, self.occ
         for f in state.forces:
-            self.occ.setdefault(f.square, []).append(f.id)
-            self._zoc(f.id, f.square, +1)
+            sq = f.square
+            occ.setdefault(sq, []).append(f.id)
+            i = sq[0] + sq[1] * w
+            for counts in foes_of[fside[f.id]]:
+                counts[i] += 1
         self.hold_at: dict[Coord, str] = {}
         for holding in reversed(state.holdings):  # first listed wins, as holding_at
             if not holding.destroyed and holding.carried_by is None:
@@ -133,13 +182,12 @@ class _Board:
         self.entered_from: dict[str, Coord] = {}
         self.trails: dict[str, list[Coord]] = {}  # squares entered this turn (§6.10)
         self._terr: dict[tuple[str, str | None], Territory] = {}
-        # The map's water squares (§6.11) and, with `rivers_only_at_crossings`, its river
-        # squares without a bridge (R2.1.3): asked at every step, fixed for the phase.
-        self.water = state.map.squares_with(WATERS)
-        self.no_cross: frozenset[Coord] = frozenset()
-        if self.opts.rivers_only_at_crossings:
-            self.no_cross = state.map.squares_with(_RIVER) - state.map.squares_with(_BRIDGE)
+        # A square's features, asked at every step (water, rivers): read square by square,
+        # not gathered over the whole map, which costs more than a turn's steps.
+        self.features_at = self.gmap.features.get
+        self.no_cross = self.opts.rivers_only_at_crossings  # R2.1.3, see `_step_ok`
         self._own_keys: dict[str, tuple[int, int]] = {}
+        self._purposes: dict[str, str] = {}  # force or player → its initiative rolls' purpose
         self.naval = self.opts.naval_movement  # else nothing floats (`waterways.floats`)
         self.snowy = bool(state.snow.levels or state.snow.mountain)  # else `snow_at` is 0
         self._prio: dict[str, tuple[dict[str, int], int]] = {}  # player → his list's places
@@ -152,42 +200,42 @@ class _Board:
             got = self._nb[sq] = self.gmap.neighbours(sq)
         return got
 
-    def _zoc(self, fid: str, sq: Coord, delta: int) -> None:
-        """R6.6.1: a force's zone of control is the 8 squares around it, counted per side."""
-        mine = self.zoc_side[self.fside[fid]]
-        total = self.zoc_all
+    def _count(self, fid: str, sq: Coord, delta: int) -> None:
+        i = sq[0] + sq[1] * self.width
+        for counts in self._foes_of[self.fside[fid]]:
+            counts[i] += delta
+
+    def water(self, sq: Coord) -> bool:
+        """§6.11: a sea or lake square."""
+        return not self.features_at(sq, _NO_FEATURES).isdisjoint(WATERS)
+
+    def _unbridged(self, sq: Coord) -> bool:
+        """R2.1.3: a river square without a bridge (crossed only at crossings)."""
+        fs = self.features_at(sq, _NO_FEATURES)
+        return Feature.RIVER in fs and Feature.BRIDGE not in fs
+
+    def enemy_zoc(self, sq: Coord, side: str) -> bool:
+        """R6.6.1–2: a force's zone of control is the 8 squares around it; only hostile zones
+        hinder. So: a force of another side on one of the 8 squares around `sq`."""
+        foes = self.foes[side]
         x, y = sq
         w = self.width
         if 0 < x < w - 1 and 0 < y < self.height - 1:
-            # Away from the edges: the rows above, beside and below, unrolled (the phase's
-            # hottest lines: twice for every step of every force).
+            # Away from the edges: the rows above, beside and below, unrolled (asked at every
+            # square a force enters).
             a = x - 1 + (y - 1) * w
             b, c = a + w, a + w + w
-            total[a] += delta
-            total[a + 1] += delta
-            total[a + 2] += delta
-            total[b] += delta
-            total[b + 2] += delta
-            total[c] += delta
-            total[c + 1] += delta
-            total[c + 2] += delta
-            mine[a] += delta
-            mine[a + 1] += delta
-            mine[a + 2] += delta
-            mine[b] += delta
-            mine[b + 2] += delta
-            mine[c] += delta
-            mine[c + 1] += delta
-            mine[c + 2] += delta
-        else:
-            for nx, ny in self.nb(sq):
-                total[nx + ny * w] += delta
-                mine[nx + ny * w] += delta
-
-    def enemy_zoc(self, sq: Coord, side: str) -> bool:
-        """R6.6.2: only hostile zones hinder; allied ones are subtracted out."""
-        i = sq[0] + sq[1] * self.width
-        return self.zoc_all[i] > self.zoc_side[side][i]
+            return bool(
+                foes[a]
+                or foes[a + 1]
+                or foes[a + 2]
+                or foes[b]
+                or foes[b + 2]
+                or foes[c]
+                or foes[c + 1]
+                or foes[c + 2]
+            )
+        return any(foes[nx + ny * w] for nx, ny in self.nb(sq))
 
     def hostile_in(self, sq: Coord, side: str) -> list[str]:
         return [i for i in self.occ.get(sq, ()) if self.fside[i] != side]
@@ -204,8 +252,11 @@ class _Board:
         frm = self.pos[fid]
         self.occ[frm].remove(fid)
         self.occ.setdefault(to, []).append(fid)
-        self._zoc(fid, frm, -1)
-        self._zoc(fid, to, +1)
+        w = self.width
+        i, j = frm[0] + frm[1] * w, to[0] + to[1] * w
+        for counts in self._foes_of[self.fside[fid]]:  # `_count`, both squares at once
+            counts[i] -= 1
+            counts[j] += 1
         self.pos[fid] = to
         self.entered_from[fid] = frm
         self.trails.setdefault(fid, []).append(to)
@@ -220,7 +271,7 @@ class _Board:
         f = self.forces.pop(fid)
         sq = self.pos.pop(fid)
         self.occ[sq].remove(fid)
-        self._zoc(fid, sq, -1)
+        self._count(fid, sq, -1)
         self.state, ev = remove_force(self.state, f, reason=reason, rule=rule)
         return ev
 
@@ -306,11 +357,21 @@ class _Board:
             self._own_keys[fid] = key
         return key
 
+    def _own_ranks(self, movers: list[Force]) -> None:
+        """`_own_rank` of every mover, in one pass."""
+        keys, index, prio = self._own_keys, self.index, self._prio
+        for f in movers:
+            places = prio.get(f.owner)
+            if places is None:
+                self._own_rank(f.id)  # makes his places
+                continue
+            keys[f.id] = (places[0].get(f.id, places[1]), index[f.id])
+
     def _rank(
         self,
         ids: list[str],
         score: dict[str, int],
-        owner: Callable[[str], str],
+        owner: dict[str, str],
         rule: str,
         own_order: Callable[[str], tuple[int, int]] | None = None,
     ) -> list[str]:
@@ -329,16 +390,23 @@ class _Board:
     def _settle(
         self,
         ids: list[str],
-        owner: Callable[[str], str],
+        owner: dict[str, str],
         rule: str,
         own_order: Callable[[str], tuple[int, int]] | None,
     ) -> list[str]:
-        if len({owner(i) for i in ids}) == 1:
+        if len(ids) == 1:
+            return ids
+        first = owner[ids[0]]
+        for i in ids:
+            if owner[i] != first:
+                break
+        else:  # one player's forces only
             return sorted(ids, key=own_order) if own_order is not None else ids
         rolls: dict[int, list[str]] = {}
+        roll, purposes = self.dice.roll, self._purposes
         for i in ids:
-            rec = self.dice.roll(purpose=f"movement:initiative-{i}", rule=rule, judge=_judge_tie)
-            rolls.setdefault(rec.value, []).append(i)
+            rec = roll(purpose=purposes[i], rule=rule, judge=_judge_tie)
+            rolls.setdefault(rec[4][0], []).append(i)  # its natural die (`RollRecord.value`)
         out: list[str] = []
         for v in sorted(rolls, reverse=True):
             out.extend(self._settle(rolls[v], owner, rule, own_order))
@@ -348,20 +416,21 @@ class _Board:
         """R6.1.3–6.1.5: 1D6 + leader CV per force; each roll, highest first, places a counter."""
         totals: dict[str, int] = {}
         roll = self.dice.roll
+        purposes = self._purposes  # the same texts again for the tie re-rolls (`_settle`)
         for f in movers:
             cv = f.cv
+            purpose = purposes[f.id] = f"movement:initiative-{f.id}"
             rec = roll(
-                purpose=f"movement:initiative-{f.id}",
+                purpose=purpose,
                 rule="R6.1.3",
                 modifiers=_LEADER_CV.get(cv) or (Modifier("leader CV", cv),),
                 judge=_judge_initiative,
             )
             totals[f.id] = rec.total or 0
         owner = {f.id: f.owner for f in movers}
-        for f in movers:  # every key at once: the sorts below then read them as a dict
-            self._own_rank(f.id)
+        self._own_ranks(movers)  # every key at once: the sorts below read them as a dict
         ranked = self._rank(
-            [f.id for f in movers], totals, owner.__getitem__, "R6.1.5", self._own_keys.__getitem__
+            [f.id for f in movers], totals, owner, "R6.1.5", self._own_keys.__getitem__
         )
         self.state = replace(self.state, initiative_winner=owner[ranked[0]])
         return self._place_counters(ranked, movers, owner)
@@ -383,10 +452,12 @@ class _Board:
             fids.sort(key=self._own_keys.__getitem__)  # filled by `_by_force`
             po = self.state.orders.get(pid)
             prio = set(po.initiative_priority) if po is not None else set()
-            listed[pid] = sum(1 for fid in fids if fid in prio)
+            listed[pid] = len(prio.intersection(fids))  # his forces on his list
         late = set()
-        for f in movers:
-            fo = self.orders_for(f.id)
+        orders = self.state.orders
+        for f in movers:  # `orders_for`, inline
+            po = orders.get(f.owner)
+            fo = po.forces.get(f.id) if po is not None else None
             if fo is not None and fo.initiative == "late":
                 late.add(f.id)
         nxt = dict.fromkeys(own, 0)
@@ -420,15 +491,17 @@ class _Board:
             if f.owner not in players:
                 players.append(f.owner)
         if len(players) > 1:
+            for pid in players:
+                self._purposes[pid] = f"movement:initiative-{pid}"
             rolls = {
                 pid: self.dice.roll(
-                    purpose=f"movement:initiative-{pid}",
+                    purpose=self._purposes[pid],
                     rule="R6.1.1",
                     judge=_judge_initiative,
                 ).value
                 for pid in players
             }
-            players = self._rank(players, rolls, lambda p: p, "R6.1.1")
+            players = self._rank(players, rolls, {p: p for p in players}, "R6.1.1")
         winner = players[0]
         self.state = replace(self.state, initiative_winner=winner)
         if len(players) > 1:
@@ -485,19 +558,19 @@ class _Board:
         if self.naval and self._sails(fid, fo):
             self._sail(fid, fo, weather)
             return
-        roll = movement_roll(
+        rec, allowance, must_move = roll_movement(  # R6.2 (Defend and storm returned above)
             self.dice,
-            purpose=f"movement:force-{fid}",
-            status=f.status,
-            features=self.gmap.features_at(sq),
-            territory=self.territory(f.owner, sq),
-            weather=weather,
-            snow=self.state.snow_at(sq) if self.snowy else 0,
-            heavy_ground=self.state.heavy_ground_now,
-            naran_terrain=self.opts.naran_terrain,
+            f"movement:force-{fid}",
+            f.status,
+            self.features_at(sq, _NO_FEATURES),
+            self.territory(f.owner, sq),
+            weather,
+            self.state.snow_at(sq) if self.snowy else 0,
+            self.state.heavy_ground_now,
+            self.opts.naran_terrain,
         )
-        self.events.append(MovementRolled(fid, roll.total, roll.allowance))
-        self._move(fid, fo, roll.allowance, roll.must_move)
+        self.events.append(MovementRolled(fid, rec.total, allowance))
+        self._move(fid, fo, allowance, must_move)
         free = fid in self.forces and fid not in self.engaged  # not removed, not in contact
         if free and fo.countermarch is not CountermarchWhen.NEVER:
             self._maybe_countermarch(fid, fo)
@@ -623,12 +696,12 @@ class _Board:
             return False
         if max(abs(x - frm[0]), abs(y - frm[1])) != 1:
             return False
-        if to in self.water:
+        if self.water(to):
             if not fleet or not water_ok(self.state, self.forces[fleet], to):
                 return False
             return not self.hostile_in(to, side)
-        if not river and self.no_cross and (frm in self.no_cross or to in self.no_cross):
-            return False  # crossing_allowed, read off the phase's set
+        if not river and self.no_cross and (self._unbridged(frm) or self._unbridged(to)):
+            return False  # crossing_allowed
         return to not in self.occ or not self.blocked(to, side)
 
     def _refusal(self, fid: str, here: Coord, to: Coord) -> ForceStopped:
@@ -678,7 +751,7 @@ class _Board:
             left -= 1
             if len(self.occ[nxt]) > 1 and not self._arrive(fid, nxt, later):
                 break  # contact, or the mover itself collapsed (alone there: free to go on)
-            if nxt in self.water or not self.enemy_zoc(nxt, side):
+            if not self.enemy_zoc(nxt, side) or self.water(nxt):
                 continue  # afloat: no zones of control [SR]
             # R6.6.3 / R6.6.4: every enemy-zone square entered asks: stop, or contact.
             if self._ambush(fid, nxt, later):
@@ -894,15 +967,13 @@ class _Board:
             return None
         if fo.countermarch_square in cands:
             return fo.countermarch_square
-        total, mine, w = self.zoc_all, self.zoc_side[side], self.width
 
         def distance(sq: Coord) -> int:
-            # Read off the zone counts: inside an enemy zone 1, next to one 2, else 3+.
-            i = sq[0] + sq[1] * w
-            if total[i] > mine[i]:
+            # Inside an enemy zone 1, next to one 2, else 3+.
+            if self.enemy_zoc(sq, side):
                 return 1
-            for x, y in self.nb(sq):
-                if total[x + y * w] > mine[x + y * w]:
+            for n in self.nb(sq):
+                if self.enemy_zoc(n, side):
                     return 2
             return 3
 
