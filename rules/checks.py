@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rules import tables as T
-from rules.dice import Dice, Modifier, RollRecord
+from rules.dice import Dice, Modifier, OutcomeTexts, RollRecord
 from rules.types import Feature, Quality, Season, Status, Territory, Weather
 
 # --- R5.2 force test ----------------------------------------------------------------------------
@@ -265,7 +265,7 @@ def _movement_modifiers(
         mods.append(Modifier(f"snow ({snow} level(s))", snow * T.MOVE_PER_SNOW_LEVEL))
     if heavy_ground and T.MOVE_HEAVY_GROUND:
         mods.append(Modifier("heavy ground", T.MOVE_HEAVY_GROUND))
-    got = tuple(mods)
+    got = tuple(m for m in mods if m[1])  # a modifier of 0 is not recorded (`Dice.roll`)
     if len(_MOVE_MODS) < _TERRAIN_MODS_MAX:
         _MOVE_MODS[key] = got
     return got
@@ -274,8 +274,8 @@ def _movement_modifiers(
 _MOVE_MODS: dict[tuple[object, ...], tuple[Modifier, ...]] = {}
 
 
-def _judge_movement(total: int, _n: tuple[int, ...]) -> str:
-    return f"{T.movement_allowance(total)} square(s)"
+# R6.2's outcome: the squares the total allows
+_MOVEMENT_TEXT = OutcomeTexts(lambda total: f"{T.movement_allowance(total)} square(s)")
 
 
 def movement_roll(
@@ -317,10 +317,8 @@ def roll_movement(
     mods = _movement_modifiers(
         features, status, territory, weather, snow, heavy_ground, naran_terrain
     )
-    rec = dice.roll(purpose=purpose, rule="R6.2", modifiers=mods, judge=_judge_movement)
-    total = rec[6]  # RollRecord.total: a summed roll has one
-    assert total is not None
-    allowance = T.movement_allowance(total)
+    rec = dice.roll_texts(purpose, "R6.2", _MOVEMENT_TEXT, mods)
+    allowance = T.movement_allowance(rec[6] or 0)  # its total (one, as it is summed)
     return rec, allowance, status is Status.FULL_SPEED and allowance >= 1
 
 

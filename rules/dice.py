@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -66,6 +66,18 @@ _new_record = tuple.__new__
 _ONE_DIE = {face: (face,) for face in range(1, 21)}
 
 Judge = Callable[[int, tuple[int, ...]], str | tuple[str, Sequence[str]]]
+
+
+class OutcomeTexts(dict[int, str]):
+    """A roll's outcome text by its total, `text_of(total)`, each made once."""
+
+    def __init__(self, text_of: Callable[[int], str]) -> None:
+        super().__init__()
+        self.text_of = text_of
+
+    def __missing__(self, total: int) -> str:
+        text = self[total] = self.text_of(total)
+        return text
 
 
 @dataclass
@@ -141,6 +153,23 @@ class Dice(ABC):
                 outcome,
                 details,
             ),
+        )
+        ledger.append(rec)
+        return rec
+
+    def roll_texts(
+        self, purpose: str, rule: str, texts: Mapping[int, str], mods: tuple[Modifier, ...] = ()
+    ) -> RollRecord:
+        """`roll` of one D6 whose outcome is `texts[total]` (`mods`: non-zero modifiers):
+        the same entry, without a judge to call. The initiative rolls, their tie re-rolls and
+        the movement rolls are most of a turn's dice (R6.1, R6.2)."""
+        t = nat = self._next(6)
+        for m in mods:
+            t += m[1]
+        ledger = self.ledger
+        rec: RollRecord = _new_record(
+            RollRecord,
+            (len(ledger) + 1, purpose, rule, 6, _ONE_DIE[nat], mods, t, texts[t], ()),
         )
         ledger.append(rec)
         return rec

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from rules.battle import PendingBattle
 from rules.checks import countermarch, roll_movement
-from rules.dice import Dice, Modifier
+from rules.dice import Dice, Modifier, OutcomeTexts
 from rules.events import (
     ArmyInitiativeChosen,
     CaptureBlocked,
@@ -79,21 +79,15 @@ def resolve(state: CampaignState, dice: Dice) -> tuple[CampaignState, list[Event
     return _Board(state, dice).run()
 
 
-# The judges' texts, made once: a turn rolls the initiative once a force and re-rolls its ties.
-_INITIATIVE_TEXT = {t: f"initiative {t}" for t in range(-10, 40)}
-_TIE_TEXT = {t: f"tie re-roll {t}" for t in range(1, 7)}
-
-
-def _judge_initiative(total: int, _n: tuple[int, ...]) -> str:
-    return _INITIATIVE_TEXT.get(total) or f"initiative {total}"
-
-
-def _judge_tie(total: int, _n: tuple[int, ...]) -> str:
-    return _TIE_TEXT.get(total) or f"tie re-roll {total}"
+# The outcomes' texts, made once: a turn rolls the initiative once a force and re-rolls its
+# ties, most of its dice (`Dice.roll_texts`).
+_INITIATIVE_TEXT = OutcomeTexts("initiative {}".format)
+_TIE_TEXT = OutcomeTexts("tie re-roll {}".format)
 
 
 _NO_FEATURES: frozenset[Feature] = frozenset()
-_LEADER_CV = {cv: (Modifier("leader CV", cv),) for cv in range(-2, 13)}  # R6.1.3, made once
+# R6.1.3's modifier, made once (a CV of 0 is not recorded, as `Dice.roll` leaves it out)
+_LEADER_CV = {cv: (Modifier("leader CV", cv),) if cv else () for cv in range(-2, 13)}
 
 
 def _cheb(a: Coord, b: Coord) -> int:
@@ -403,9 +397,9 @@ class _Board:
         else:  # one player's forces only
             return sorted(ids, key=own_order) if own_order is not None else ids
         rolls: dict[int, list[str]] = {}
-        roll, purposes = self.dice.roll, self._purposes
+        roll, purposes = self.dice.roll_texts, self._purposes
         for i in ids:
-            rec = roll(purpose=purposes[i], rule=rule, judge=_judge_tie)
+            rec = roll(purposes[i], rule, _TIE_TEXT)
             rolls.setdefault(rec[4][0], []).append(i)  # its natural die (`RollRecord.value`)
         out: list[str] = []
         for v in sorted(rolls, reverse=True):
@@ -415,18 +409,15 @@ class _Board:
     def _by_force(self, movers: list[Force]) -> list[str]:
         """R6.1.3–6.1.5: 1D6 + leader CV per force; each roll, highest first, places a counter."""
         totals: dict[str, int] = {}
-        roll = self.dice.roll
+        roll = self.dice.roll_texts
         purposes = self._purposes  # the same texts again for the tie re-rolls (`_settle`)
         for f in movers:
             cv = f.cv
             purpose = purposes[f.id] = f"movement:initiative-{f.id}"
-            rec = roll(
-                purpose=purpose,
-                rule="R6.1.3",
-                modifiers=_LEADER_CV.get(cv) or (Modifier("leader CV", cv),),
-                judge=_judge_initiative,
-            )
-            totals[f.id] = rec.total or 0
+            mods = _LEADER_CV.get(cv)
+            if mods is None:
+                mods = (Modifier("leader CV", cv),)
+            totals[f.id] = roll(purpose, "R6.1.3", _INITIATIVE_TEXT, mods)[6] or 0  # its total
         owner = {f.id: f.owner for f in movers}
         self._own_ranks(movers)  # every key at once: the sorts below read them as a dict
         ranked = self._rank(
@@ -494,11 +485,7 @@ class _Board:
             for pid in players:
                 self._purposes[pid] = f"movement:initiative-{pid}"
             rolls = {
-                pid: self.dice.roll(
-                    purpose=self._purposes[pid],
-                    rule="R6.1.1",
-                    judge=_judge_initiative,
-                ).value
+                pid: self.dice.roll_texts(self._purposes[pid], "R6.1.1", _INITIATIVE_TEXT).value
                 for pid in players
             }
             players = self._rank(players, rolls, {p: p for p in players}, "R6.1.1")

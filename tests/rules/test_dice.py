@@ -132,3 +132,20 @@ def test_seeded_dice_are_the_faces_of_randint(seed):
 def test_a_die_needs_a_face():
     with pytest.raises(DiceError):
         SeededDice(1)._next(0)
+
+
+@pytest.mark.parametrize("make", [lambda: SeededDice(11), lambda: ScriptedDice([4, 1, 6, 2])])
+def test_a_roll_with_its_outcomes_written_out_is_the_judged_roll(make):
+    """`roll_texts` (the initiative, tie and movement rolls) records what `roll` with a
+    judge records: the same entry, the same dice drawn."""
+    from rules.dice import OutcomeTexts
+
+    texts = OutcomeTexts("total {}".format)
+    plain, judged = make(), make()
+    for mods in [(), (Modifier("leader CV", 2),), (Modifier("a", -1), Modifier("b", 3)), ()]:
+        got = plain.roll_texts("p", "R6.1.3", texts, mods)
+        want = judged.roll(
+            purpose="p", rule="R6.1.3", modifiers=mods, judge=lambda t, _n: f"total {t}"
+        )
+        assert got == want and type(got) is type(want)
+    assert plain.ledger_dicts() == judged.ledger_dicts()
