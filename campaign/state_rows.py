@@ -17,8 +17,7 @@ Stamps are random, so one rolled back never names another transaction's rows.
 from __future__ import annotations
 
 import functools
-import threading
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -28,6 +27,7 @@ from django.db import connection
 
 import rules as R
 from campaign.bulk import json_text, rows_read
+from campaign.kept import Kept
 from campaign.models import (
     Campaign,
     Command,
@@ -55,8 +55,7 @@ class StateRows:
     records: Mapping[str, R.PlayerRecord]
 
 
-_cache: OrderedDict[tuple[Any, ...], StateRows] = OrderedDict()
-_lock = threading.Lock()
+_cache: Kept[tuple[Any, ...], StateRows] = Kept(CACHE_MAX)
 
 
 def stamp_of(campaign: Campaign) -> str | None:
@@ -74,25 +73,19 @@ def rows_get(campaign: Campaign) -> StateRows:
         return rows_load(campaign)
     # the map's size lives on the campaign row, which no trigger watches
     key = (connection.settings_dict["NAME"], campaign.pk, stamp, campaign.width, campaign.height)
-    with _lock:
-        rows = _cache.get(key)
-        if rows is not None:
-            _cache.move_to_end(key)
-            return rows
+    rows = _cache.get(key)
+    if rows is not None:
+        return rows
     rows = rows_load(campaign)
     if stamp_of(campaign) == stamp:
-        with _lock:
-            _cache[key] = rows
-            while len(_cache) > CACHE_MAX:
-                _cache.popitem(last=False)
+        _cache.put(key, rows)
     return rows
 
 
 def clear() -> None:
     """Forget every kept state (tests that measure a cold load)."""
-    with _lock:
-        _cache.clear()
-        _derived.clear()
+    _cache.clear()
+    _derived.clear()
 
 
 # --- what is worked out of decoded rows, once -------------------------------------------------
@@ -101,8 +94,8 @@ def clear() -> None:
 # requests of a process (above, and a stored resolution's state: campaign.stored_states), so
 # what a page works out of all of them (what a side sees, the names of every force) is
 # worked out once; each entry keeps its parts alive, so an id is never reused meanwhile
-_derived: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = OrderedDict()
 DERIVED_MAX = 64  # a few per viewer of each campaign; each keeps its parts alive
+_derived: Kept[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = Kept(DERIVED_MAX)
 
 
 def derived[T](what: Hashable, parts: tuple[Any, ...], compute: Callable[[], T]) -> T:
@@ -110,15 +103,11 @@ def derived[T](what: Hashable, parts: tuple[Any, ...], compute: Callable[[], T])
     holdings, players) alone and never changed by its readers, once for the same parts.
     `what` names the value and anything else it depends on (the language of its labels)."""
     key = (what, *map(id, parts))
-    with _lock:
-        hit = _derived.get(key)
+    hit = _derived.get(key)
     if hit is not None and all(a is b for a, b in zip(hit[0], parts, strict=True)):
         return cast(T, hit[1])
     value = compute()
-    with _lock:
-        _derived[key] = (parts, value)
-        while len(_derived) > DERIVED_MAX:
-            _derived.popitem(last=False)
+    _derived.put(key, (parts, value))
     return value
 
 

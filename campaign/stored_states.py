@@ -23,11 +23,11 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import rules as R
+from campaign.kept import Kept
 from campaign.models import Campaign, StoredMap, TurnResolution
 
 CHAIN_MAX = 16  # rows read for one state at most: every 16th stage (8 turns) is stored whole
@@ -102,35 +102,30 @@ def delta_apply(a: Any, delta: Any) -> Any:
 # --- the map, once per campaign and version ------------------------------------------------
 
 # a digest names one content forever: the maps last read are kept in this process
-_MAPS: OrderedDict[str, Any] = OrderedDict()
 _MAPS_MAX = 4
+_MAPS: Kept[str, Any] = Kept(_MAPS_MAX)
 _LOCK = threading.Lock()
 
 
 def _digest(data: Any) -> str:
     """The SHA-256 of `data`'s canonical JSON; a map's, once per map object (the map never
     changes in play, and the adapters hand the same object for the same map)."""
-    with _LOCK:
-        for kept, digest in _DIGESTS:
-            if kept is data:
-                return digest
+    known = _DIGESTS.get(id(data))
+    if known is not None and known[0] is data:
+        return known[1]
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     digest = hashlib.sha256(text.encode()).hexdigest()
-    with _LOCK:
-        _DIGESTS.insert(0, (data, digest))
-        del _DIGESTS[_MAPS_MAX:]
+    _DIGESTS.put(id(data), (data, digest))
     return digest
 
 
-_DIGESTS: list[tuple[Any, str]] = []  # (map data, its digest): the object kept alive with it
+# id of a map's data → (the data, its digest): the object kept alive with it, so its id is
+# not another's meanwhile
+_DIGESTS: Kept[int, tuple[Any, str]] = Kept(_MAPS_MAX)
 
 
 def _map_keep(digest: str, game_map: Any) -> None:
-    with _LOCK:
-        _MAPS[digest] = game_map
-        _MAPS.move_to_end(digest)
-        while len(_MAPS) > _MAPS_MAX:
-            _MAPS.popitem(last=False)
+    _MAPS.put(digest, game_map)
 
 
 def _map_ref(campaign_id: int, game_map: Any, known: set[str] | None = None) -> dict[str, str]:
@@ -154,8 +149,7 @@ def _map_ref(campaign_id: int, game_map: Any, known: set[str] | None = None) -> 
 def _maps_get(digests: Iterable[str]) -> dict[str, Any]:
     """The maps of `digests` (one query for those not in this process's cache)."""
     wanted = set(digests)
-    with _LOCK:
-        found = {d: _MAPS[d] for d in wanted if d in _MAPS}
+    found = {d: m for d in wanted if (m := _MAPS.get(d)) is not None}
     missing = wanted - set(found)
     if missing:
         for digest, data in StoredMap.objects.filter(digest__in=missing).values_list(
@@ -304,8 +298,7 @@ def state_stored(*, campaign: Campaign, data: Any) -> Any:
 # the row that stores it; rows so filed by (pk, created_at): a rolled back row is never
 # found again (its pk is not reused with the same time)
 _MADE: list[tuple[Any, Any]] = []
-_NOTED: OrderedDict[tuple[int, Any], tuple[Any, Any]] = OrderedDict()
-_NOTED_MAX = 8
+_NOTED: Kept[tuple[int, Any], tuple[Any, Any]] = Kept(8)
 
 
 def stored_noted(resolution: TurnResolution) -> None:
@@ -314,21 +307,18 @@ def stored_noted(resolution: TurnResolution) -> None:
         made = _MADE[:]
         _MADE.clear()
         if made and made[0][0] is resolution.state_before:
-            _NOTED[(resolution.pk, resolution.created_at)] = made[0]
-            while len(_NOTED) > _NOTED_MAX:
-                _NOTED.popitem(last=False)
+            _NOTED.put((resolution.pk, resolution.created_at), made[0])
 
 
 def noted_forget() -> None:
     """Forget the rows noted (as a process that did not write them: tests)."""
+    _NOTED.clear()
     with _LOCK:
-        _NOTED.clear()
         _MADE.clear()
 
 
 def _noted_get(key: tuple[int, Any]) -> tuple[Any, Any] | None:
-    with _LOCK:
-        return _NOTED.get(key)
+    return _NOTED.get(key)
 
 
 def line_compact(campaign: Campaign, line: Sequence[TurnResolution]) -> None:
@@ -357,9 +347,8 @@ def squares_of(data: Any) -> dict[str, list[int]]:
 
 # --- decoded, once per process -------------------------------------------------------------
 
-_DECODED: OrderedDict[tuple[int, Any], R.CampaignState] = OrderedDict()
-_DECODED_MAX = 8  # states; a 960-force state is a few megabytes of objects
-_DECODED_LOCK = threading.Lock()
+# states; a 960-force state is a few megabytes of objects
+_DECODED: Kept[tuple[int, Any], R.CampaignState] = Kept(8)
 
 
 def _decoded_get(resolution: TurnResolution) -> tuple[Any, R.CampaignState | None]:
@@ -368,20 +357,13 @@ def _decoded_get(resolution: TurnResolution) -> tuple[Any, R.CampaignState | Non
     if resolution.pk is None or "created_at" in resolution.get_deferred_fields():
         return None, None
     key = (resolution.pk, resolution.created_at)
-    with _DECODED_LOCK:
-        state = _DECODED.get(key)
-        if state is not None:
-            _DECODED.move_to_end(key)
-        return key, state
+    return key, _DECODED.get(key)
 
 
 def _decoded_put(key: Any, data: Any) -> R.CampaignState:
     state = R.from_data(R.CampaignState, data, "state_before")
     if key is not None:
-        with _DECODED_LOCK:
-            _DECODED[key] = state
-            while len(_DECODED) > _DECODED_MAX:
-                _DECODED.popitem(last=False)
+        _DECODED.put(key, state)
     return state
 
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import heapq
 import json
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,6 +18,7 @@ from django.utils.translation import ngettext
 from campaign import adapters
 from campaign.access import Viewer
 from campaign.fog import Ghost, map_view_for
+from campaign.kept import Kept
 from campaign.labels import STATUS, TERRITORY, features_label, label
 from campaign.models import Orders, Player, Turn
 from campaign.orders.chances import snow_modifier
@@ -70,35 +69,29 @@ def player_orders_get(*, player: Player, row: Orders | None) -> PlayerOrders:
 # (player, the data's text) → its orders: a save reads the player's orders for the page,
 # then again under the lock, then for the answer; decoding a big army's orders cost more
 # than the rest of the save. Immutable (frozen), so shared.
-_decoded: OrderedDict[tuple[str, str], PlayerOrders] = OrderedDict()
-_decoded_lock = threading.Lock()
 DECODED_MAX = 64
+_decoded: Kept[tuple[str, str], PlayerOrders] = Kept(DECODED_MAX)
+
+
+def _text(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
 def orders_decoded(player_key: str, data: Any) -> PlayerOrders:
     """`adapters.orders_from_data`, once for the same data (`FormatError` as it raises)."""
-    key = (player_key, json.dumps(data, sort_keys=True, separators=(",", ":")))
-    with _decoded_lock:
-        found = _decoded.get(key)
-        if found is not None:
-            _decoded.move_to_end(key)
-            return found
+    key = (player_key, _text(data))
+    found = _decoded.get(key)
+    if found is not None:
+        return found
     orders = adapters.orders_from_data(player_key, data)
-    _decoded_keep(key, orders)
+    _decoded.put(key, orders)
     return orders
 
 
 def orders_decoded_put(player_key: str, data: Any, orders: PlayerOrders) -> None:
     """Keep `orders` as what `data` decodes to (`data` = `adapters.orders_to_data(orders)`,
     which the codec reads back as `orders`)."""
-    _decoded_keep((player_key, json.dumps(data, sort_keys=True, separators=(",", ":"))), orders)
-
-
-def _decoded_keep(key: tuple[str, str], orders: PlayerOrders) -> None:
-    with _decoded_lock:
-        _decoded[key] = orders
-        while len(_decoded) > DECODED_MAX:
-            _decoded.popitem(last=False)
+    _decoded.put((player_key, _text(data)), orders)
 
 
 # --- the player's forces ---------------------------------------------------------------------
