@@ -254,14 +254,16 @@ class SeededDice(Dice):
         trans = self._trans.get(sides)
         if trans is not None:
             pos = self._pos
-            end = len(trans)
-            while pos < end:
+            try:
                 face = trans[pos]
-                pos += 1
-                if face:
-                    self._pos = pos
-                    return face
-            self._pos = pos  # the rejected words are read; the buffer is refilled below
+                while not face:  # a rejected word
+                    pos += 1
+                    face = trans[pos]
+            except IndexError:  # every word read: the buffer is refilled below
+                self._pos = len(trans)
+            else:
+                self._pos = pos + 1
+                return face
         return self._next_any(sides)
 
     def _next_any(self, sides: int) -> int:

@@ -48,8 +48,9 @@ def test_order(state: CampaignState, forces: list[Force], first: str | None) -> 
     a player's own forces go in his initiative-priority order, then by id."""
     occupied: dict[str, set[Coord]] = {}
     by_square: dict[Coord, set[str]] = {}
+    side = {p.id: p.side for p in state.players}  # `state.side_of`, for every force
     for f in state.forces:
-        by_square.setdefault(f.square, set()).add(state.side_of(f.owner))
+        by_square.setdefault(f.square, set()).add(side[f.owner])
     for sq, sides in by_square.items():
         if len(sides) > 1:
             for s in sides:
