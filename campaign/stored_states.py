@@ -104,7 +104,6 @@ def delta_apply(a: Any, delta: Any) -> Any:
 # a digest names one content forever: the maps last read are kept in this process
 _MAPS_MAX = 4
 _MAPS: Kept[str, Any] = Kept(_MAPS_MAX)
-_LOCK = threading.Lock()
 
 
 def _digest(data: Any) -> str:
@@ -289,32 +288,29 @@ def state_stored(*, campaign: Campaign, data: Any) -> Any:
             prev_pk, prev_stored = rows[0]
             noted = (prev_stored, _kept(prev_stored, dict(rows)))
         stored = _stored(kept, latest[0], *noted)
-    with _LOCK:
-        _MADE[:] = [(stored, kept)]
+    _made.last = (stored, kept)
     return stored
 
 
-# what `state_stored` gave last, with its kept form, until `stored_noted` files it under
-# the row that stores it; rows so filed by (pk, created_at): a rolled back row is never
-# found again (its pk is not reused with the same time)
-_MADE: list[tuple[Any, Any]] = []
+# what `state_stored` gave last in this thread, with its kept form, until `stored_noted`
+# files it under the row that stores it; rows so filed by (pk, created_at): a rolled back
+# row is never found again (its pk is not reused with the same time)
+_made = threading.local()
 _NOTED: Kept[tuple[int, Any], tuple[Any, Any]] = Kept(8)
 
 
 def stored_noted(resolution: TurnResolution) -> None:
     """`resolution` (just saved) stores what `state_stored` gave last: keep its kept form."""
-    with _LOCK:
-        made = _MADE[:]
-        _MADE.clear()
-        if made and made[0][0] is resolution.state_before:
-            _NOTED.put((resolution.pk, resolution.created_at), made[0])
+    made = getattr(_made, "last", None)
+    _made.last = None
+    if made is not None and made[0] is resolution.state_before:
+        _NOTED.put((resolution.pk, resolution.created_at), made)
 
 
 def noted_forget() -> None:
     """Forget the rows noted (as a process that did not write them: tests)."""
     _NOTED.clear()
-    with _LOCK:
-        _MADE.clear()
+    _made.last = None
 
 
 def _noted_get(key: tuple[int, Any]) -> tuple[Any, Any] | None:

@@ -93,11 +93,18 @@ def test_the_next_row_stores_the_same_delta_whether_the_last_was_noted_or_read(
     it, or as read and replayed from its chain: both give the same stored state."""
     campaign = make_campaign(forces=6, seed=5)
     play_turn(campaign)
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
     whole = stored_states.state_data_of(_line(campaign)[-1])
-    noted = stored_states.state_stored(campaign=campaign, data=whole)
+    with CaptureQueriesContext(connection) as noted_queries:
+        noted = stored_states.state_stored(campaign=campaign, data=whole)
     stored_states.noted_forget()
-    read = stored_states.state_stored(campaign=campaign, data=whole)
+    with CaptureQueriesContext(connection) as read_queries:
+        read = stored_states.state_stored(campaign=campaign, data=whole)
     assert "$delta" in noted and noted == read
+    # noted: the latest row's key and the map asked for; read: its chain too
+    assert len(noted_queries) == 2 and len(read_queries) == 3
 
 
 def test_a_row_written_before_deltas_reads_as_it_is_and_the_next_is_whole(make_campaign, play_turn):
