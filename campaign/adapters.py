@@ -198,7 +198,7 @@ class _Changed:
         self.scoped = before is not None
         self._forces = forces
         self._before = {f.id: f for f in before or ()}
-        self._commands = {c.id: c for f in before or () for c in f.commands}
+        self._commands = {c.id: (f.id, c) for f in before or () for c in f.commands}
 
     def forces(self, part: str) -> list[R.Force]:
         """The forces whose `part` (commands, individuals) is new or another object."""
@@ -212,15 +212,17 @@ class _Changed:
         ]
 
     def commands(self) -> list[R.Command]:
-        """The commands whose units are new or another object (their force's commands
-        then are too)."""
+        """The commands whose units are new or another object, or that changed force (the
+        force they left may be gone, its rows with it: theirs and their units' are written
+        again). Their forces' commands then are another object too."""
         was = self._commands
-        return [
-            c
-            for f in self.forces("commands")
-            for c in f.commands
-            if not self.scoped or c.id not in was or was[c.id].units is not c.units
-        ]
+        out = []
+        for f in self.forces("commands"):
+            for c in f.commands:
+                before = was.get(c.id)
+                if before is None or before[0] != f.id or before[1].units is not c.units:
+                    out.append(c)
+        return out
 
 
 def _forces_save(

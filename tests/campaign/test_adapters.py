@@ -199,6 +199,30 @@ def test_state_save_writes_an_eventful_turn_back(told):
 
 
 @pytest.mark.parametrize("told", [False, True], ids=["compared", "told-what-it-was"])
+def test_a_command_that_leaves_a_force_that_is_gone_keeps_its_units(told):
+    """Force f3 is gone and its first command, the very same object with its units, now
+    serves f4: deleting f3's rows deletes that command's and its units' rows with them, so
+    they are written again, whether the save compares every row or is told the state before."""
+    state = _generated()
+    campaign = campaign_create(slug="merged", name="Merged", state=state)
+    f3, f4 = state.force("f3"), state.force("f4")
+    merged = replace(f4, commands=(*f4.commands, f3.commands[0]))
+    new = replace(
+        state,
+        forces=tuple(merged if f.id == "f4" else f for f in state.forces if f.id != "f3"),
+    )
+
+    adapters.state_save(campaign=campaign, state=new, before=state if told else None)
+
+    assert to_data(adapters.state_load(campaign=campaign)) == to_data(new)
+    moved = f3.commands[0]
+    assert Command.objects.get(campaign=campaign, key=moved.id).force.key == "f4"
+    assert Unit.objects.filter(campaign=campaign, command__key=moved.id).count() == len(
+        moved.units
+    )
+
+
+@pytest.mark.parametrize("told", [False, True], ids=["compared", "told-what-it-was"])
 def test_state_save_of_a_resolved_turn_then_load_gives_it_back(told):
     """A turn resolved by the rules engine (battles, losses, a force wiped out, a capture)."""
     state = _generated()
