@@ -217,9 +217,7 @@ def test_a_command_that_leaves_a_force_that_is_gone_keeps_its_units(told):
     assert to_data(adapters.state_load(campaign=campaign)) == to_data(new)
     moved = f3.commands[0]
     assert Command.objects.get(campaign=campaign, key=moved.id).force.key == "f4"
-    assert Unit.objects.filter(campaign=campaign, command__key=moved.id).count() == len(
-        moved.units
-    )
+    assert Unit.objects.filter(campaign=campaign, command__key=moved.id).count() == len(moved.units)
 
 
 @pytest.mark.parametrize("told", [False, True], ids=["compared", "told-what-it-was"])
