@@ -123,10 +123,6 @@ def _digest(data: Any) -> str:
 _DIGESTS: Kept[int, tuple[Any, str]] = Kept(_MAPS_MAX)
 
 
-def _map_keep(digest: str, game_map: Any) -> None:
-    _MAPS.put(digest, game_map)
-
-
 def _map_ref(campaign_id: int, game_map: Any, known: set[str] | None = None) -> dict[str, str]:
     """The reference to `game_map`, stored once for the campaign (`known`: the digests
     already stored by the caller). Asking first is a small query; the insert sends the
@@ -141,7 +137,7 @@ def _map_ref(campaign_id: int, game_map: Any, known: set[str] | None = None) -> 
             )
         if known is not None:
             known.add(digest)
-    _map_keep(digest, game_map)
+    _MAPS.put(digest, game_map)
     return {_MAP: digest}
 
 
@@ -155,7 +151,7 @@ def _maps_get(digests: Iterable[str]) -> dict[str, Any]:
             "digest", "data"
         ):
             found[digest] = data
-            _map_keep(digest, data)
+            _MAPS.put(digest, data)
     lost = wanted - set(found)
     if lost:
         raise ValueError(f"stored state: map {sorted(lost)[0][:12]}… is missing")
