@@ -11,8 +11,12 @@ class CampaignConfig(AppConfig):
         # tasks: the turn's services queue them by name, so every process (the web one too,
         # where Celery's autodiscovery never runs) must have them registered.
         # the campaign export carries the set-up rolls (campaign.exchange.parts)
+        # and the amendments with the audit log (campaign.exchange.history)
+        from campaign.exchange.history import AMENDMENTS, AUDIT
         from campaign.exchange.parts import part_register
         from campaign.setup.rolls import PART
         from campaign.turns import receivers, tasks  # noqa: F401
 
         part_register(PART)
+        part_register(AMENDMENTS)  # before the audit log, which names them
+        part_register(AUDIT)

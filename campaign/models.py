@@ -560,6 +560,20 @@ class SetupRoll(models.Model):
 
 
 # the rows a resolution leaves (below the rest: they point at them)
-from campaign.records import StateStamp, StoredMap, TurnResolution  # noqa: E402
+from campaign.records import (  # noqa: E402
+    Amendment,
+    AuditEntry,
+    LineArchive,
+    StateStamp,
+    StoredMap,
+    TurnResolution,
+)
 
-__all__ = ["StateStamp", "StoredMap", "TurnResolution"]
+__all__ = [
+    "Amendment",
+    "AuditEntry",
+    "LineArchive",
+    "StateStamp",
+    "StoredMap",
+    "TurnResolution",
+]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -151,3 +152,113 @@ class StateStamp(models.Model):
 
     def __str__(self) -> str:
         return f"{self.campaign_id} · {self.stamp}"
+
+
+class Amendment(models.Model):
+    """The GM's correction of one input of a resolved turn (a battle's result, a player's
+    orders, the campaign's options in force that turn), or a rollback to the start of a turn:
+    a new record linked to the input it corrects, which it keeps as it was. Drafted with a
+    preview of what follows (`preview`: the consequences turn by turn, `digest` of the branch
+    it replays), then committed (the campaign's line of turns replaced, the old one kept as a
+    `LineArchive`) or discarded. `campaign.turns.amend` owns its life."""
+
+    class Kind(models.TextChoices):
+        RESULT = "battle-result", _("Battle result")
+        ORDERS = "orders", _("Orders")
+        OPTIONS = "options", _("Campaign options")
+        ROLLBACK = "rollback", _("Rollback")
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", _("Previewed, not committed")
+        COMMITTED = "committed", _("Committed")
+        DISCARDED = "discarded", _("Discarded")
+
+    campaign = models.ForeignKey(
+        "campaign.Campaign", on_delete=models.CASCADE, related_name="amendments"
+    )
+    number = models.PositiveIntegerField()  # 1, 2 … within the campaign
+    turn_number = models.PositiveIntegerField(_("turn"))
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
+    target = models.CharField(max_length=50, blank=True)  # the battle's or player's key
+    original = models.JSONField(null=True, blank=True)  # the input as it was
+    amended = models.JSONField(null=True, blank=True)  # the input as it should have been
+    reason = models.TextField(_("reason"))
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    # the line the preview was made from (`line_digest`): a commit on another line is refused
+    base = models.CharField(max_length=64, blank=True)
+    digest = models.CharField(max_length=64, blank=True)  # the branch previewed
+    preview = models.JSONField(default=dict, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "number"], name="amendment_number"),
+        ]
+        verbose_name = _("amendment")
+        verbose_name_plural = _("amendments")
+
+    def __str__(self) -> str:
+        return f"{self.campaign_id} · {self.number} · {self.kind} {self.turn_number}"
+
+
+class LineArchive(models.Model):
+    """The turns an amendment replaced, as they were (the export's form of turns and battles,
+    states whole): the GM reads them and they travel in the export."""
+
+    campaign = models.ForeignKey(
+        "campaign.Campaign", on_delete=models.CASCADE, related_name="line_archives"
+    )
+    amendment = models.OneToOneField(Amendment, on_delete=models.CASCADE, related_name="archive")
+    from_turn = models.PositiveIntegerField()
+    data = models.JSONField()  # {"turns": [...], "battles": [...], "state": ...}
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("replaced line of turns")
+        verbose_name_plural = _("replaced lines of turns")
+
+    def __str__(self) -> str:
+        return f"{self.campaign_id} · from turn {self.from_turn}"
+
+
+class AuditEntry(models.Model):
+    """The campaign's audit log: every amendment, rollback, result override and claim
+    recovery, who did it (none: the system), when, why and what changed."""
+
+    class Action(models.TextChoices):
+        AMENDED = "amended", _("Turn amended")
+        ROLLED_BACK = "rolled-back", _("Campaign rolled back")
+        OVERRIDDEN = "overridden", _("Battle result settled by the game master")
+        CLAIM_RECOVERED = "claim-recovered", _("Interrupted resolution given back")
+        CLAIM_RELEASED = "claim-released", _("Abandoned resolution released")
+
+    campaign = models.ForeignKey(
+        "campaign.Campaign", on_delete=models.CASCADE, related_name="audit_entries"
+    )
+    action = models.CharField(_("action"), max_length=20, choices=Action.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    turn_number = models.PositiveIntegerField(_("turn"), null=True, blank=True)
+    reason = models.TextField(_("reason"), blank=True)
+    changes = models.JSONField(default=dict, blank=True)  # what changed, as data
+    amendment = models.ForeignKey(
+        Amendment, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "-created_at", "-pk"]
+        verbose_name = _("audit log entry")
+        verbose_name_plural = _("audit log")
+
+    def __str__(self) -> str:
+        return f"{self.campaign_id} · {self.action} · {self.created_at}"

@@ -27,6 +27,7 @@ class Kind(models.TextChoices):
     MISSING_ORDERS = "missing-orders", _("Your forces acted without orders")
     TURN_RESOLVED = "turn-resolved", _("Turn resolved: your digest of the turn")
     GM_REMINDER = "gm-reminder", _("Reminder from the game master")
+    AMENDED = "amended", _("A past turn amended by the game master")
 
 
 class Notification(models.Model):

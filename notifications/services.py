@@ -21,7 +21,16 @@ from django.utils.translation import gettext as _
 
 from battles.models import Battle
 from campaign.access import Viewer
-from campaign.models import Campaign, Membership, Orders, Player, Turn, TurnResolution
+from campaign.amendments import amendment_title, diff_for_side, diff_lines
+from campaign.models import (
+    Amendment,
+    Campaign,
+    Membership,
+    Orders,
+    Player,
+    Turn,
+    TurnResolution,
+)
 from campaign.selectors import user_label
 from notifications import selectors
 from notifications.delivery import (
@@ -381,6 +390,56 @@ def notify_turn_resolved(*, turn_id: int) -> list[Notification]:
                         "user": m.user,
                         "digest": digest,
                         "next_turn": next_turn,
+                        "url": url,
+                    },
+                ),
+                url=url,
+            )
+        )
+    return raise_if_failed(sent)
+
+
+@_in_language
+def notify_amended(*, amendment_id: int) -> list[Notification]:
+    """Tell every player of the campaign that the GM amended a past turn: what, why, and what
+    changed for him (under fog of war: his side's forces and holdings, the battles it
+    fought). Observers get the whole list unless fog of war is on."""
+    a = Amendment.objects.select_related("campaign").filter(pk=amendment_id).first()
+    if a is None or a.status != Amendment.Status.COMMITTED:
+        return []
+    campaign = a.campaign
+    turn = campaign.turns.filter(number=a.turn_number).first()
+    if turn is None:
+        return []
+    diff = (a.preview or {}).get("diff", [])
+    players = {p.key: p.name for p in campaign.players.all()}
+    url = _absolute(reverse("campaign:map", args=[campaign.slug]))
+    sent = []
+    for m in _members(campaign, roles=[Membership.Role.PLAYER, Membership.Role.OBSERVER]):
+        mine = diff
+        if campaign.fog_of_war or m.role == Membership.Role.PLAYER:
+            if m.player is None:
+                continue
+            side = m.player.side.key
+            keys = {p.key for p in campaign.players.all() if p.side_id == m.player.side_id}
+            mine = diff_for_side(diff, players=keys, side=side)
+        sent.append(
+            notification_send(
+                user=m.user,
+                turn=turn,
+                kind=Kind.AMENDED,
+                key=f"amendment:{a.number}",
+                subject=_("%(campaign)s: the game master amended turn %(turn)s")
+                % {"campaign": campaign.name, "turn": a.turn_number},
+                body=_render(
+                    "amended",
+                    {
+                        "campaign": campaign,
+                        "amendment": a,
+                        "what": amendment_title(a),
+                        "user": m.user,
+                        "changes": diff_lines(mine, players),
+                        "open_turn": (a.preview or {}).get("open_turn"),
                         "url": url,
                     },
                 ),

@@ -47,6 +47,11 @@ def notify_turn_resolved_task(turn_id: int) -> int:
     return len(services.notify_turn_resolved(turn_id=turn_id))
 
 
+@shared_task(name="notifications.notify_amended", **RETRY)
+def notify_amended_task(amendment_id: int) -> int:
+    return len(services.notify_amended(amendment_id=amendment_id))
+
+
 @shared_task(name="notifications.notification_deliver", **RETRY)
 def notification_deliver_task(notification_id: int) -> str:
     """The email of a message logged before (the game master's reminder)."""

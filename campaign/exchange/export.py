@@ -71,6 +71,15 @@ def campaign_export(*, campaign: Campaign, times: bool = True) -> dict[str, Any]
     return _document(campaign, whole=True, times=times)
 
 
+def line_export(*, campaign: Campaign) -> dict[str, Any]:
+    """The campaign's line of play as the export writes it, without moments: the rules state,
+    the turns (orders, seeds, stored resolutions) and the battles with their results. Two
+    campaigns played from the same seeds, orders and results give the same bytes, however
+    they got there (an amended campaign and one played again from scratch)."""
+    data = _document(campaign, whole=False, times=False)
+    return {k: data[k] for k in ("state", "turns", "battles")}
+
+
 def _document(campaign: Campaign, *, whole: bool, times: bool) -> dict[str, Any]:
     """The export; without `whole`, only the rules state, turns, battles and memberships
     (what the viewer's export is made from)."""
@@ -168,7 +177,7 @@ def _turns(
             **moments(times, saved_at=o.saved_at, confirmed_at=o.confirmed_at),
         }
     resolutions_by_turn: dict[int, list[dict[str, Any]]] = {t.pk: [] for t in turns}
-    rows = list(TurnResolution.objects.filter(turn__campaign=campaign))
+    rows = list(TurnResolution.objects.filter(turn__in=turns))
     befores = stored_states.states_data_of(rows)  # stored as deltas: exported whole
     for r in rows:
         resolutions_by_turn[r.turn_id].append(
@@ -205,6 +214,31 @@ def _turns(
         }
         for t in turns
     ]
+
+
+def line_records(*, campaign: Campaign, from_turn: int) -> dict[str, Any]:
+    """The campaign's turns from `from_turn` on and their battles, as the full export writes
+    them (states whole, moments included), with the state the line left: what an amendment
+    keeps of the line it replaces (`LineArchive`)."""
+    turns = list(campaign.turns.filter(number__gte=from_turn).order_by("number"))
+    orders = list(
+        Orders.objects.filter(turn__in=turns)
+        .select_related("turn", "player", "submitted_by")
+        .order_by("turn__number", "player__key")
+    )
+    battles = [b for b in _battles(campaign) if b["turn"] >= from_turn]
+    records.battles_extend(campaign, battles, True)
+    return cast(
+        dict[str, Any],
+        plain(
+            {
+                "from_turn": from_turn,
+                "state": to_data(adapters.state_load(campaign=campaign)),
+                "turns": _turns(campaign, turns, orders, True),
+                "battles": battles,
+            }
+        ),
+    )
 
 
 def _battles(campaign: Campaign) -> list[dict[str, Any]]:
