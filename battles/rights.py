@@ -27,6 +27,7 @@ class BattleRights:
     entry: str  # Battle.Entry
     entered_side: str | None  # the side whose player entered the result (None: the GM)
     waiting: bool  # the battle's turn waits for battle results
+    amendable: bool = False  # it has its result and its turn is resolved (an amendment)
 
     @property
     def can_enter(self) -> bool:
@@ -56,6 +57,12 @@ class BattleRights:
     @property
     def can_override(self) -> bool:
         return self.waiting and self.is_gm
+
+    @property
+    def can_amend(self) -> bool:
+        """The GM corrects a result once the turn is resolved: an amendment of the turn,
+        previewed before it is committed (`campaign.turns.amend`)."""
+        return self.amendable and self.is_gm
 
     @property
     def can_set_resolver(self) -> bool:
@@ -101,4 +108,5 @@ def battle_rights_for_viewer(*, battle: Battle, viewer: Viewer) -> BattleRights:
         entry=battle.entry,
         entered_side=battle_entered_side_get(battle=battle),
         waiting=battle.turn.waiting_for_battles,
+        amendable=battle.result is not None and battle.turn.resolved,
     )

@@ -50,7 +50,7 @@ from battles.selectors import battle_odds_hash, battle_odds_input, what_if_hash
 from campaign import adapters
 from campaign.access import viewer_for
 from campaign.errors import ServiceError
-from campaign.models import Campaign, Turn
+from campaign.models import AuditEntry, Campaign, Turn
 from campaign.signals import battles_settled
 from rules import (
     BattleInput,
@@ -517,6 +517,14 @@ def battle_result_override(
         fields.append("report_text")
     battle.save(update_fields=fields)
     _audit(battle, user, "overridden", note=note, data={"result": check.data, "previous": previous})
+    AuditEntry.objects.create(
+        campaign=campaign,
+        action=AuditEntry.Action.OVERRIDDEN,
+        user=user,
+        turn_number=battle.turn.number,
+        reason=note,
+        changes={"battle": battle.key, "result": check.data, "previous": previous},
+    )
     _settled_announce(battle.turn)
     return battle
 

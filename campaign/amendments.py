@@ -85,6 +85,17 @@ def _battle_line(pair: Mapping[str, Any], players: Mapping[str, str]) -> str:
             "battle": name,
             "square": _square(old["square"]),
         }
+    elif new.get("how") == "amended" and _outcome(new, players) == _outcome(old, players):
+        line = _("Battle %(battle)s: its result is corrected; the outcome stays %(outcome)s.") % {
+            "battle": name,
+            "outcome": _outcome(new, players),
+        }
+    elif new.get("how") == "amended":
+        line = _("Battle %(battle)s: its result is corrected: %(new)s instead of %(old)s.") % {
+            "battle": name,
+            "new": _outcome(new, players),
+            "old": _outcome(old, players),
+        }
     else:
         line = _("Battle %(battle)s: %(new)s instead of %(old)s.") % {
             "battle": name,
@@ -146,10 +157,7 @@ def diff_lines(
 def amendment_title(a: Amendment) -> str:
     """What the amendment corrects, in a few words."""
     if a.kind == Amendment.Kind.RESULT:
-        return _("The result of battle %(battle)s (turn %(turn)s)") % {
-            "battle": labels.battle_number(a.target),
-            "turn": a.turn_number,
-        }
+        return _("The result of battle %(battle)s") % {"battle": labels.battle_number(a.target)}
     if a.kind == Amendment.Kind.ORDERS:
         return _("The orders of %(player)s for turn %(turn)s") % {
             "player": a.target,

@@ -19,6 +19,7 @@ from campaign.setup.views import map as setup_map
 from campaign.setup.views import pages as setup
 from campaign.setup.views import players, rosters
 from campaign.setup.views import rolls as setup_rolls
+from campaign.turns import amend_views as amend
 from campaign.turns import views as turns
 
 app_name = "campaign"
@@ -42,6 +43,14 @@ urlpatterns = [
     path(f"{C}turn/retry/", turns.turn_retry, name="turn-retry"),
     path(f"{C}turn/auto-close/", turns.turn_auto_close, name="turn-auto-close"),
     path(f"{C}turn/remind/", turns.turn_remind, name="turn-remind"),
+    # amendments and the audit log (the GM's)
+    path(f"{C}battles/<key:key>/amend/", amend.amend_result, name="amend-result"),
+    path(f"{C}turns/<int:number>/amend/", amend.amend_turn, name="amend-turn"),
+    path(f"{C}amendments/<int:number>/", amend.amendment, name="amendment"),
+    path(f"{C}amendments/<int:number>/commit/", amend.amendment_commit, name="amendment-commit"),
+    path(f"{C}amendments/<int:number>/discard/", amend.amendment_discard, name="amendment-discard"),
+    path(f"{C}amendments/<int:number>/replaced/", amend.amendment_line, name="amendment-line"),
+    path(f"{C}audit/", amend.audit, name="audit"),
     # the map
     path(f"{C}map/", map_views.map_page, name="map"),
     path(f"{C}map.json", map_views.map_json, name="map-json"),

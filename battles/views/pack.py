@@ -28,9 +28,13 @@ from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer
 
 
 def result_url(viewer: Viewer, battle: Battle) -> str:
-    """The result-entry page of a pending battle, for those who may enter or settle it."""
+    """The result-entry page of a pending battle, for those who may enter or settle it; of a
+    battle of a resolved turn, for the GM, who may amend its result there."""
     if battle.status != Battle.Status.PENDING:
-        return ""
+        amendable = viewer.is_gm and battle.result is not None and battle.turn.resolved
+        return (
+            reverse("battles:result", args=[viewer.campaign.slug, battle.key]) if amendable else ""
+        )
     fought = {p for s in (battle.pack or {}).get("sides", []) for p in s.get("players", [])}
     player = viewer.player.key if viewer.is_player and viewer.player is not None else None
     if not (viewer.is_gm or player in fought):  # the players who fought it enter its result

@@ -105,7 +105,7 @@ def _entry(request: HtmxHttpRequest, slug: str, key: str, action: str) -> HttpRe
     rights = battle_rights_for_viewer(battle=battle, viewer=viewer)
     roster = battle_roster_get(battle=battle)
     allowed = {
-        "preview": rights.can_enter or rights.can_override,
+        "preview": rights.can_enter or rights.can_override or rights.can_amend,
         "enter": rights.can_enter,
         "override": rights.can_override,
     }[action]
@@ -297,6 +297,24 @@ def result_photo(a: Asked) -> str | None:
     return _("The photo is added to battle %(battle)s.")
 
 
+def result_page_checked(
+    request: HttpRequest,
+    viewer: Viewer,
+    battle: Battle,
+    form: BattleResultForm,
+    extra: dict[str, Any],
+    status: int,
+) -> HttpResponse:
+    """The page with a result form the user filled in, checked, with `extra` (a refusal):
+    an amendment refused shows it this way (`campaign.turns.amend_views`)."""
+    rights = battle_rights_for_viewer(battle=battle, viewer=viewer)
+    roster = battle_roster_get(battle=battle)
+    check = battle_result_check(roster=roster, data=form.result_data())
+    form.add_service_errors(check.errors)
+    context = _context(viewer, battle, rights, roster, form, check) | extra
+    return render(request, TEMPLATE, context | odds_context(viewer, battle), status=status)
+
+
 def _again(
     request: HttpRequest, viewer: Viewer, battle: Battle, extra: dict[str, Any], status: int
 ) -> HttpResponse:
@@ -374,7 +392,7 @@ def _context(
     check: ResultCheck | None,
 ) -> dict[str, Any]:
     campaign = viewer.campaign
-    editing = rights.can_enter or rights.can_override
+    editing = rights.can_enter or rights.can_override or rights.can_amend
     problems: list[str] = []
     if check is not None and editing:
         for msgs in check.errors.values():
@@ -420,8 +438,11 @@ def _context(
         else [],
         "url": reverse("battles:result", args=[campaign.slug, battle.key]),
         "urls": {
-            name: reverse(f"battles:result-{ACTIONS[name]}", args=[campaign.slug, battle.key])
-            for name in ACTIONS
+            **{
+                name: reverse(f"battles:result-{ACTIONS[name]}", args=[campaign.slug, battle.key])
+                for name in ACTIONS
+            },
+            "amend": reverse("campaign:amend-result", args=[campaign.slug, battle.key]),
         },
         "oob": False,
     }

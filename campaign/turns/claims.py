@@ -38,7 +38,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from campaign.errors import TurnBusy, TurnNotOpen
-from campaign.models import Turn
+from campaign.models import AuditEntry, Turn
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +118,23 @@ def reason_of(error: BaseException) -> str:
     return Turn.Interruption.LOST  # SystemExit, KeyboardInterrupt: the worker is stopping
 
 
+def _audited(turn_id: int, action: str, status: str, by: str, reason: str) -> None:
+    """The campaign's audit log keeps every claim recovered or released (a savepoint: a
+    failure to log it never undoes the recovery)."""
+    try:
+        with transaction.atomic():
+            row = Turn.objects.filter(pk=turn_id).values_list("campaign_id", "number").first()
+            if row is not None:
+                AuditEntry.objects.create(
+                    campaign_id=row[0],
+                    action=action,
+                    turn_number=row[1],
+                    changes={"status": status, "claimed_by": by, "interrupted": reason},
+                )
+    except DatabaseError as e:
+        log.error("turn %s: the audit log did not take the claim's recovery (%s)", turn_id, e)
+
+
 def _give_back_once(turn_id: int, status: str, by: str, reason: str) -> bool:
     given = Turn.objects.filter(pk=turn_id, status=status, claimed_by=by).update(
         status=BEFORE[status],
@@ -126,6 +143,8 @@ def _give_back_once(turn_id: int, status: str, by: str, reason: str) -> bool:
         interrupted=reason,
         interrupted_at=timezone.now(),
     )
+    if given == 1:
+        _audited(turn_id, AuditEntry.Action.CLAIM_RECOVERED, status, by, reason)
     return given == 1
 
 
@@ -185,6 +204,13 @@ def claims_release_expired(*, now: datetime | None = None) -> list[Turn]:
             "interrupted_at": now,
         }
         Turn.objects.filter(pk=turn.pk).update(**fields)
+        _audited(
+            turn.pk,
+            AuditEntry.Action.CLAIM_RELEASED,
+            turn.status,
+            turn.claimed_by,
+            Turn.Interruption.LOST,
+        )
         for name, value in fields.items():
             setattr(turn, name, value)
         released.append(turn)
