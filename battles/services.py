@@ -516,14 +516,11 @@ def battle_result_override(
         battle.report_text = report_text.strip()
         fields.append("report_text")
     battle.save(update_fields=fields)
-    _audit(battle, user, "overridden", note=note, data={"result": check.data, "previous": previous})
-    AuditEntry.objects.create(
-        campaign=campaign,
-        action=AuditEntry.Action.OVERRIDDEN,
-        user=user,
-        turn_number=battle.turn.number,
-        reason=note,
-        changes={"battle": battle.key, "result": check.data, "previous": previous},
+    logged = {"result": check.data, "previous": previous}
+    _audit(battle, user, "overridden", note=note, data=logged)
+    changes = {"battle": battle.key, **logged}  # the campaign's audit log too
+    AuditEntry.log(
+        campaign, "overridden", user=user, turn=battle.turn.number, reason=note, changes=changes
     )
     _settled_announce(battle.turn)
     return battle

@@ -262,3 +262,27 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.campaign_id} · {self.action} · {self.created_at}"
+
+    @classmethod
+    def log(
+        cls,
+        campaign: Any,
+        action: str,
+        *,
+        user: Any = None,
+        turn: int | None = None,
+        reason: str = "",
+        changes: dict[str, Any] | None = None,
+        amendment: Amendment | None = None,
+    ) -> AuditEntry:
+        """Add an entry (`campaign`: the campaign or its id)."""
+        key = "campaign_id" if isinstance(campaign, int) else "campaign"
+        return cls.objects.create(
+            **{key: campaign},
+            action=action,
+            user=user,
+            turn_number=turn,
+            reason=reason,
+            changes=changes or {},
+            amendment=amendment,
+        )

@@ -44,7 +44,7 @@ urlpatterns = [
     path(f"{C}turn/auto-close/", turns.turn_auto_close, name="turn-auto-close"),
     path(f"{C}turn/remind/", turns.turn_remind, name="turn-remind"),
     # amendments and the audit log (the GM's)
-    path(f"{C}battles/<key:key>/amend/", amend.amend_result, name="amend-result"),
+    path(f"{C}battles/<key:battle>/amend/", amend.amend_result, name="amend-result"),
     path(f"{C}turns/<int:number>/amend/", amend.amend_turn, name="amend-turn"),
     path(f"{C}amendments/<int:number>/", amend.amendment, name="amendment"),
     path(f"{C}amendments/<int:number>/commit/", amend.amendment_commit, name="amendment-commit"),

@@ -255,11 +255,11 @@ def amendment_commit(*, amendment: Amendment, user: User) -> Amendment:
     a.status, a.decided_by, a.decided_at = Amendment.Status.COMMITTED, user, now
     a.save(update_fields=["status", "decided_by", "decided_at"])
     rollback = a.kind == Amendment.Kind.ROLLBACK
-    AuditEntry.objects.create(
-        campaign=campaign,
-        action=AuditEntry.Action.ROLLED_BACK if rollback else AuditEntry.Action.AMENDED,
+    AuditEntry.log(
+        campaign,
+        AuditEntry.Action.ROLLED_BACK if rollback else AuditEntry.Action.AMENDED,
         user=user,
-        turn_number=a.turn_number,
+        turn=a.turn_number,
         reason=a.reason,
         changes=amend_write.changes_summary(a),
         amendment=a,

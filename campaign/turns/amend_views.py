@@ -54,9 +54,13 @@ def _done(request: HttpRequest, viewer: Viewer, a: Amendment) -> HttpResponse:
 
 
 @require_POST
-def amend_result(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+def amend_result(request: HttpRequest, slug: str, battle: str) -> HttpResponse:
     viewer = _gm(request, slug)
-    battle = Battle.objects.filter(campaign=viewer.campaign, key=key).select_related("turn").first()
+    row = Battle.objects.filter(campaign=viewer.campaign, key=battle).select_related("turn")
+    return _amend_result(request, viewer, row.first())
+
+
+def _amend_result(request: HttpRequest, viewer: Viewer, battle: Battle | None) -> HttpResponse:
     if battle is None:
         raise Http404("No such battle.")
     form = BattleResultForm(request.POST, roster=battle_roster_get(battle=battle))

@@ -125,12 +125,8 @@ def _audited(turn_id: int, action: str, status: str, by: str, reason: str) -> No
         with transaction.atomic():
             row = Turn.objects.filter(pk=turn_id).values_list("campaign_id", "number").first()
             if row is not None:
-                AuditEntry.objects.create(
-                    campaign_id=row[0],
-                    action=action,
-                    turn_number=row[1],
-                    changes={"status": status, "claimed_by": by, "interrupted": reason},
-                )
+                changes = {"status": status, "claimed_by": by, "interrupted": reason}
+                AuditEntry.log(row[0], action, turn=row[1], changes=changes)
     except DatabaseError as e:
         log.error("turn %s: the audit log did not take the claim's recovery (%s)", turn_id, e)
 

@@ -309,10 +309,11 @@ EXPECT: dict[str, dict[str, Any]] = {
     # refused (400); there is nothing to confirm or dispute yet (403); the GM's auto-resolve
     # needs no form (302). Once the turn has gone on, what changes the result is refused (403).
     "battles:result[battle]": {"GET": row(200, 200, 200, 404), "POST": GET_ONLY},
+    # (the GM's live check goes on once the turn is resolved: he may amend the result)
     "battles:result-preview[battle]": {
         "GET": GET_ONLY,
         "POST": by_state(
-            open=None, nofog=None, battles=row(200, 200, 200, 404), resolved=row(403, 403, 403, 404)
+            open=None, nofog=None, battles=row(200, 200, 200, 404), resolved=row(200, 403, 403, 404)
         ),
     },
     "battles:result-enter[battle]": {
@@ -337,6 +338,37 @@ EXPECT: dict[str, dict[str, Any]] = {
         ),
     },
     "battles:result-photo-add[battle]": {"GET": GET_ONLY, "POST": row(400, 400, 400, 404)},
+    # amendments and the audit log: the GM's alone. Amending a result with an empty form is
+    # refused for want of a reason (400) once the battle exists; amending turn 1 needs it
+    # resolved (404 before); no amendment 1 exists in any state (404)
+    "campaign:amend-result": {
+        "GET": GET_ONLY,
+        "POST": by_state(
+            open=row(404, 403, 403, 403),
+            nofog=row(404, 403, 403, 403),
+            battles=row(400, 403, 403, 403),
+            resolved=row(400, 403, 403, 403),
+        ),
+    },
+    "campaign:amend-turn": {
+        "GET": by_state(
+            open=row(404, 403, 403, 403),
+            nofog=row(404, 403, 403, 403),
+            battles=row(404, 403, 403, 403),
+            resolved=GM_ONLY,
+        ),
+        "POST": by_state(
+            open=row(404, 403, 403, 403),
+            nofog=row(404, 403, 403, 403),
+            battles=row(404, 403, 403, 403),
+            resolved=row(400, 403, 403, 403),
+        ),
+    },
+    "campaign:amendment": {"GET": row(404, 403, 403, 403), "POST": GET_ONLY},
+    "campaign:amendment-commit": {"GET": GET_ONLY, "POST": row(404, 403, 403, 403)},
+    "campaign:amendment-discard": {"GET": GET_ONLY, "POST": row(404, 403, 403, 403)},
+    "campaign:amendment-line": {"GET": row(404, 403, 403, 403), "POST": GET_ONLY},
+    "campaign:audit": {"GET": GM_ONLY, "POST": GET_ONLY},
     # a photo, behind the same check as the battle
     "battles:result-photo[battle photo]": {"GET": row(200, 200, 200, 404), "POST": GET_ONLY},
 }
@@ -541,6 +573,8 @@ def _kwargs(world: World, target: Target) -> dict[str, Any]:
                 raise AssertionError(f"no concrete argument for {p!r} of {target.name}: add one")
         elif p == "number":
             out[p] = 1
+        elif p == "battle":  # an amendment's battle: t1-b1, fought in `battles` and `resolved`
+            out[p] = world.battle.key if world.battle is not None else "t1-b1"
         elif p == "kind":  # a set-up roll
             out[p] = "climate"
         elif p in FORCE_PARAMS:
