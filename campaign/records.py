@@ -160,7 +160,7 @@ class Amendment(models.Model):
     a new record linked to the input it corrects, which it keeps as it was. Drafted with a
     preview of what follows (`preview`: the consequences turn by turn, `digest` of the branch
     it replays), then committed (the campaign's line of turns replaced, the old one kept as a
-    `LineArchive`) or discarded. `campaign.turns.amend` owns its life."""
+    `LineArchive`) or discarded (the draft deleted). `campaign.turns.amend` owns its life."""
 
     class Kind(models.TextChoices):
         RESULT = "battle-result", _("Battle result")
@@ -171,7 +171,6 @@ class Amendment(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Previewed, not committed")
         COMMITTED = "committed", _("Committed")
-        DISCARDED = "discarded", _("Discarded")
 
     campaign = models.ForeignKey(
         "campaign.Campaign", on_delete=models.CASCADE, related_name="amendments"

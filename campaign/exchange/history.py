@@ -1,6 +1,7 @@
 """The campaign's history of corrections in its export (`campaign.exchange.parts`): the
-committed amendments, each with the line of turns it replaced (`LineArchive`), and the
-audit log. Drafts and discarded previews are the GM's working data and do not travel."""
+amendments, committed (each with the line of turns it replaced, `LineArchive`) or still
+drafts (their preview: the draft branch, which the same line replays again), and the audit
+log. A discarded draft is gone: it left nothing."""
 
 from __future__ import annotations
 
@@ -25,9 +26,9 @@ def _amendments_write(campaign: Campaign, times: bool) -> Written:
     rows = []
     users: set[str] = set()
     archives = {a.amendment_id: a for a in LineArchive.objects.filter(campaign=campaign)}
-    for a in Amendment.objects.filter(
-        campaign=campaign, status=Amendment.Status.COMMITTED
-    ).select_related("created_by", "decided_by"):
+    for a in Amendment.objects.filter(campaign=campaign).select_related(
+        "created_by", "decided_by"
+    ):
         archive = archives.get(a.pk)
         who = {"created_by": username(a.created_by), "decided_by": username(a.decided_by)}
         users |= {u for u in who.values() if u}
@@ -40,6 +41,7 @@ def _amendments_write(campaign: Campaign, times: bool) -> Written:
                 "original": a.original,
                 "amended": a.amended,
                 "reason": a.reason,
+                "status": a.status,
                 "base": a.base,
                 "digest": a.digest,
                 "preview": a.preview,
@@ -69,7 +71,7 @@ def _amendments_restore(r: Restore) -> None:
             original=a.get("original"),
             amended=a.get("amended"),
             reason=str(a["reason"]),
-            status=Amendment.Status.COMMITTED,
+            status=choice(Amendment.Status, a.get("status", "committed"), "amendment status"),
             base=str(a.get("base", "")),
             digest=str(a.get("digest", "")),
             preview=a.get("preview") or {},

@@ -221,7 +221,12 @@ def amendment_preview(
 
 
 def _draft(amendment: Amendment) -> Amendment:
-    a = Amendment.objects.select_for_update().select_related("campaign").get(pk=amendment.pk)
+    rows = Amendment.objects.select_for_update().select_related("campaign")
+    a = rows.filter(pk=amendment.pk).first()
+    if a is None:
+        raise AmendmentRefused(
+            _("Amendment %(n)s no longer exists: it was discarded.") % {"n": amendment.number}
+        )
     if a.status != Amendment.Status.DRAFT:
         raise AmendmentRefused(
             _("Amendment %(n)s was already %(status)s.")
@@ -269,11 +274,11 @@ def amendment_commit(*, amendment: Amendment, user: User) -> Amendment:
 
 
 @transaction.atomic
-def amendment_discard(*, amendment: Amendment, user: User) -> Amendment:
-    """Leave the campaign as it is: the draft is kept, marked discarded (drafts are the GM's
-    working data: neither they nor their discarding go to the audit log or the export)."""
+def amendment_discard(*, amendment: Amendment, user: User) -> int:
+    """Leave the campaign as it is: the draft is deleted, and the campaign holds what it held
+    before the preview (its export the same bytes). Returns the draft's number."""
     a = _draft(amendment)
     _require_gm(a.campaign, user)
-    a.status, a.decided_by, a.decided_at = Amendment.Status.DISCARDED, user, timezone.now()
-    a.save(update_fields=["status", "decided_by", "decided_at"])
-    return a
+    number = a.number
+    a.delete()
+    return number

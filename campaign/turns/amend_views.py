@@ -278,11 +278,11 @@ def amendment_discard(request: HttpRequest, slug: str, number: int) -> HttpRespo
     viewer = _gm(request, slug)
     a = _amendment(viewer, number)
     try:
-        amend.amendment_discard(amendment=a, user=viewer.user)
+        number = amend.amendment_discard(amendment=a, user=viewer.user)
     except ServiceError as e:
         messages.error(request, str(e.messages[0]))
         return _done(request, viewer, a)
-    messages.success(request, _("Amendment %(n)s is discarded: nothing changed.") % {"n": a.number})
+    messages.success(request, _("Amendment %(n)s is discarded: nothing changed.") % {"n": number})
     return redirect("campaign:audit", viewer.campaign.slug)
 
 

@@ -102,7 +102,7 @@ def line_replace(
         _reopen(by_number[branch.start_turn])
     elif open_number is not None:
         _open_turn(campaign, by_number.get(open_number), open_number, branch)
-    _sightings_again(campaign, branch.state)
+    _sightings_again(campaign, branch)
 
 
 def _reopen(turn: Turn) -> None:
@@ -191,15 +191,26 @@ def _battles_write(
             )
 
 
-def _sightings_again(campaign: Campaign, final: Any) -> None:
+def _sightings_again(campaign: Campaign, branch: Branch) -> None:
     """What each side last saw, recorded again stage by stage along the new line (a stage
-    records what it left: the next one's state before, or the final state)."""
+    records what it left): the stored stages before the branch, decoded, then the branch's
+    own, in memory."""
     order = TurnResolution.STAGE_ORDER
-    rows = sorted(
-        TurnResolution.objects.filter(turn__campaign=campaign).select_related("turn"),
-        key=lambda r: (r.turn.number, order.get(r.stage, 9)),
+    start = (branch.start_turn, order[branch.start_stage])
+    earlier = sorted(
+        (
+            r
+            for r in TurnResolution.objects.filter(
+                turn__campaign=campaign, turn__number__lte=branch.start_turn
+            ).select_related("turn")
+            if (r.turn.number, order[r.stage]) < start
+        ),
+        key=lambda r: (r.turn.number, order[r.stage]),
     )
-    befores = adapters.states_before(rows)
+    befores = adapters.states_before(earlier)
+    first = branch.stages[0].before if branch.stages else branch.state
+    afters = [*befores[1:], first] if earlier else []
+    afters += [s.after for s in branch.stages]
     Sighting.objects.filter(campaign=campaign).delete()
-    for state in [*befores[1:], final]:
+    for state in afters:
         fog.sightings_record(campaign=campaign, state=state)

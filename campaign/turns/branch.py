@@ -135,11 +135,15 @@ class Line:
         return max((r.turn.number for r in self.rows if r.stage == AFTER), default=0)
 
     def digest(self, current: Turn | None) -> str:
-        """The line as it stands (its rows, which are never changed, and the current turn):
-        a commit made on another line than the one previewed is refused."""
-        parts: list[Any] = [[r.pk, r.created_at.isoformat()] for r in self.rows]
-        parts.append([current.pk, current.number, current.status] if current else None)
-        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+        """The line as it stands, by content (each stored resolution's turn, stage, seed,
+        inputs and events, and where the current turn stands), so that it is the same line
+        in another database after an export: a commit made on another line than the one
+        previewed is refused."""
+        h = hashlib.sha256()
+        for r in self.rows:
+            h.update(json.dumps([r.turn.number, r.stage, r.seed, r.inputs, r.events]).encode())
+        h.update(json.dumps([current.number, current.status] if current else None).encode())
+        return h.hexdigest()
 
 
 def line_get(*, turns: Sequence[Turn], from_turn: int) -> Line:

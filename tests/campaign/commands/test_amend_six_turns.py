@@ -153,6 +153,7 @@ def test_amend_turn_2_result_preview_commit_discard_and_scratch(run, results_fil
     campaign.refresh_from_db()
     assert to_data(state_current(campaign=campaign)) == previewed
     committed = export_json(line_export(campaign=campaign))
+    seen = campaign_export(campaign=campaign, times=False)["sightings"]  # recorded again
     results = {b.key: b.result for b in Battle.objects.filter(campaign=campaign)}
     assert results["t2-b1"] == a.amended != battle.result
     assert LineArchive.objects.get(amendment=a).from_turn == 2
@@ -161,6 +162,10 @@ def test_amend_turn_2_result_preview_commit_discard_and_scratch(run, results_fil
     for n in range(1, TURNS + 1):
         out = run("replay_turn", "incursion", str(n)).out
         assert out.splitlines() == [f"Turn {n}, Phases 0–2: OK", f"Turn {n}, Phases 4–8: OK"]
+    # a draft branch left pending travels too: a rollback to turn 5, previewed
+    amendment_preview(
+        campaign=campaign, user=gm, kind="rollback", turn_number=5, reason="Replay turn 5."
+    )
     exported = export_json(campaign_export(campaign=campaign))
 
     # the same campaign played from scratch with the corrected result
@@ -175,6 +180,7 @@ def test_amend_turn_2_result_preview_commit_discard_and_scratch(run, results_fil
     scratch = Campaign.objects.get(slug="incursion")
     assert to_data(state_current(campaign=scratch)) == previewed
     assert export_json(line_export(campaign=scratch)) == committed
+    assert campaign_export(campaign=scratch, times=False)["sightings"] == seen
 
     # the amended campaign travels: export → import carries the amendment, the old line and
     # the audit log, and exports the same again
@@ -186,7 +192,11 @@ def test_amend_turn_2_result_preview_commit_discard_and_scratch(run, results_fil
     again = Campaign.objects.get(slug="incursion")
     assert export_json(campaign_export(campaign=again)) == exported
     assert Amendment.objects.filter(campaign=again, status="committed").count() == 1
+    draft = Amendment.objects.get(campaign=again, status="draft")
     assert LineArchive.objects.filter(campaign=again).count() == 1
     assert AuditEntry.objects.filter(campaign=again, action="amended").count() == 1
     for n in range(1, TURNS + 1):
         assert "Phases 4–8: OK" in run("replay_turn", "incursion", str(n)).out
+    # the imported draft is the same line's: it commits there
+    amendment_commit(amendment=draft, user=get_user_model().objects.get(username="gm"))
+    assert turn_current(campaign=again).number == 5

@@ -119,7 +119,8 @@ def test_a_preview_the_line_moved_past_is_refused_and_a_discarded_one_too(played
         amendment_commit(amendment=stale, user=played.users["gm"])
     gone = _preview(played)
     amendment_discard(amendment=gone, user=played.users["gm"])
-    with pytest.raises(AmendmentRefused, match="already discarded"):
+    assert not Amendment.objects.filter(pk=gone.pk).exists()
+    with pytest.raises(AmendmentRefused, match="it was discarded"):
         amendment_commit(amendment=gone, user=played.users["gm"])
     assert stale.status == Amendment.Status.DRAFT  # refused: nothing written
     assert AuditEntry.objects.filter(campaign=played.campaign).count() == 1  # the rollback
