@@ -160,6 +160,9 @@ def _battles_write(
     Battle.objects.filter(pk__in=gone).delete()
     now = timezone.now()
     note = f"Amendment {amendment.number}: {amendment.reason}"
+    new: list[Battle] = []
+    changed: list[Battle] = []
+    audits: list[tuple[Battle, str, dict[str, Any]]] = []
     for key, (result, how) in results.items():
         row = rows.get(key)
         if key in fought:
@@ -171,7 +174,9 @@ def _battles_write(
             row.pack = to_data(pending.pack)
         if row is None:
             continue
-        previous = row.result
+        if how in ("engine", "amended"):
+            data = {"result": result, "previous": row.result, "amendment": amendment.number}
+            audits.append((row, "amended" if how == "amended" else "amended-engine", data))
         row.result, row.status = result, Battle.Status.RESOLVED
         row.resolved_at = row.resolved_at or now
         if how == "engine":
@@ -180,15 +185,29 @@ def _battles_write(
             row.entered_at = now
         elif how == "amended":
             row.entry = Battle.Entry.OVERRIDDEN
-        row.save()
-        if how in ("engine", "amended"):
-            BattleAudit.objects.create(
-                battle=row,
-                user=user,
-                action="amended" if how == "amended" else "amended-engine",
-                note=note,
-                data={"result": result, "previous": previous, "amendment": amendment.number},
-            )
+        (changed if row.pk else new).append(row)
+    Battle.objects.bulk_create(new)  # a fixed number of queries, however many battles
+    Battle.objects.bulk_update(changed, BATTLE_FIELDS, batch_size=200)
+    BattleAudit.objects.bulk_create(
+        BattleAudit(battle=row, user=user, action=action, note=note, data=data)
+        for row, action, data in audits
+    )
+
+
+BATTLE_FIELDS = [
+    "x",
+    "y",
+    "contact_order",
+    "pack",
+    "result",
+    "status",
+    "resolved_at",
+    "resolver",
+    "entry",
+    "entered_by",
+    "confirmed_by",
+    "entered_at",
+]
 
 
 def _sightings_again(campaign: Campaign, branch: Branch) -> None:

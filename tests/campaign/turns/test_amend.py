@@ -231,3 +231,15 @@ def test_a_claim_given_back_is_in_the_audit_log(cast):
         "claimed_by": "test-run",
         "interrupted": "error",
     }
+
+
+def test_a_preview_and_a_commit_cost_a_bounded_number_of_queries(
+    played, django_assert_max_num_queries
+):
+    """However many forces and battles: the line is read in a few queries, the branch is
+    replayed in memory, the battles are written in bulk (bench/amend.py: 15–25 and 131 at
+    240 forces, six turns)."""
+    with django_assert_max_num_queries(30):
+        a = _preview(played)
+    with django_assert_max_num_queries(80):
+        amendment_commit(amendment=a, user=played.users["gm"])
