@@ -154,13 +154,13 @@ def diff_lines(
     return out
 
 
-def amendment_title(a: Amendment) -> str:
-    """What the amendment corrects, in a few words."""
+def amendment_title(a: Amendment, players: Mapping[str, str] | None = None) -> str:
+    """What the amendment corrects, in a few words (`players`: key → name)."""
     if a.kind == Amendment.Kind.RESULT:
         return _("The result of battle %(battle)s") % {"battle": labels.battle_number(a.target)}
     if a.kind == Amendment.Kind.ORDERS:
         return _("The orders of %(player)s for turn %(turn)s") % {
-            "player": a.target,
+            "player": (players or {}).get(a.target, a.target),
             "turn": a.turn_number,
         }
     if a.kind == Amendment.Kind.OPTIONS:

@@ -436,7 +436,7 @@ def notify_amended(*, amendment_id: int) -> list[Notification]:
                     {
                         "campaign": campaign,
                         "amendment": a,
-                        "what": amendment_title(a),
+                        "what": amendment_title(a, players),
                         "user": m.user,
                         "changes": diff_lines(mine, players),
                         "open_turn": (a.preview or {}).get("open_turn"),

@@ -99,7 +99,11 @@ def photo(request: HttpRequest, slug: str, key: str, pk: int) -> FileResponse:
 
 
 def _entry(request: HtmxHttpRequest, slug: str, key: str, action: str) -> HttpResponse:
-    """Check the typed result (`preview`), or enter it, or settle it (`override`)."""
+    """Check the typed result (`preview`), or enter it, or settle it (`override`). An htmx
+    request is always the form's live check: once a button with a `formaction` was clicked,
+    htmx sends the form's own requests to that button's URL."""
+    if request.htmx:
+        action = "preview"
     viewer = campaign_viewer(request, slug)
     battle = _battle(viewer, key)
     rights = battle_rights_for_viewer(battle=battle, viewer=viewer)

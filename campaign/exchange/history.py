@@ -26,9 +26,7 @@ def _amendments_write(campaign: Campaign, times: bool) -> Written:
     rows = []
     users: set[str] = set()
     archives = {a.amendment_id: a for a in LineArchive.objects.filter(campaign=campaign)}
-    for a in Amendment.objects.filter(campaign=campaign).select_related(
-        "created_by", "decided_by"
-    ):
+    for a in Amendment.objects.filter(campaign=campaign).select_related("created_by", "decided_by"):
         archive = archives.get(a.pk)
         who = {"created_by": username(a.created_by), "decided_by": username(a.decided_by)}
         users |= {u for u in who.values() if u}

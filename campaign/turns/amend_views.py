@@ -20,9 +20,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from battles.forms import BattleResultForm
 from battles.models import Battle
 from battles.roster import battle_roster_get
-from battles.views.result import result_page_checked
+from battles.views.result import result_page_checked, result_preview
 from campaign import adapters
-from campaign.access import Viewer, campaign_viewer, require_gm
+from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer, require_gm
 from campaign.amendments import amendment_title, diff_lines
 from campaign.errors import ServiceError
 from campaign.labels import battle_number
@@ -54,7 +54,11 @@ def _done(request: HttpRequest, viewer: Viewer, a: Amendment) -> HttpResponse:
 
 
 @require_POST
-def amend_result(request: HttpRequest, slug: str, battle: str) -> HttpResponse:
+def amend_result(request: HtmxHttpRequest, slug: str, battle: str) -> HttpResponse:
+    if request.htmx:
+        # the result form's live check: once a button with a `formaction` was clicked, htmx
+        # sends the form's own requests there too; it is a check, and drafts nothing
+        return result_preview(request, slug, battle)
     viewer = _gm(request, slug)
     row = Battle.objects.filter(campaign=viewer.campaign, key=battle).select_related("turn")
     return _amend_result(request, viewer, row.first())
@@ -100,15 +104,23 @@ class TurnAmendForm(forms.Form):
         (Amendment.Kind.ORDERS.value, gettext_lazy("Correct a player's orders for this turn")),
         (Amendment.Kind.OPTIONS.value, gettext_lazy("Correct the campaign options in force")),
     ]
-    kind = forms.ChoiceField(label=gettext_lazy("What to amend"), choices=KINDS)
+    kind = forms.ChoiceField(
+        label=gettext_lazy("What to amend"), choices=KINDS, widget=forms.RadioSelect
+    )
     player = forms.ChoiceField(label=gettext_lazy("Whose orders"), required=False)
-    text = forms.CharField(
-        label=gettext_lazy("The orders or options as they should have been (JSON)"),
+    orders = forms.CharField(
+        label=gettext_lazy("His orders as they should have been (JSON)"),
         required=False,
-        widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false"}),
+        widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false", "class": "json"}),
         help_text=gettext_lazy(
-            "Prefilled with what the turn used; the format is docs/state-format.md's."
+            "Prefilled with the orders the turn used; the format is docs/state-format.md's."
         ),
+    )
+    options = forms.CharField(
+        label=gettext_lazy("The options as they should have been (JSON)"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false", "class": "json"}),
+        help_text=gettext_lazy("Prefilled with the options in force on the turn."),
     )
     reason = forms.CharField(
         label=gettext_lazy("Why (the audit log and the players read it)"),
@@ -119,18 +131,19 @@ class TurnAmendForm(forms.Form):
         super().__init__(*args, **kwargs)
         player = self.fields["player"]
         assert isinstance(player, forms.ChoiceField)
-        player.choices = [("", "—"), *players]
+        player.choices = players
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         kind = data.get("kind")
         if kind == Amendment.Kind.ORDERS and not data.get("player"):
             self.add_error("player", _("Choose whose orders to correct."))
-        if kind in (Amendment.Kind.ORDERS, Amendment.Kind.OPTIONS):
+        field = {"orders": "orders", "options": "options"}.get(str(kind))
+        if field is not None:
             try:
-                data["parsed"] = json.loads(data.get("text") or "")
+                data["parsed"] = json.loads(data.get(field) or "")
             except ValueError as e:
-                self.add_error("text", _("This is not JSON: %(why)s") % {"why": e})
+                self.add_error(field, _("This is not JSON: %(why)s") % {"why": e})
         return data
 
 
@@ -143,17 +156,24 @@ def _turn_inputs(turn: Turn) -> dict[str, Any]:
     return {"orders": row.inputs, "options": to_data(state.options)}
 
 
+def _pretty(value: Any) -> str:
+    return json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False)
+
+
 @never_cache
 @require_http_methods(["GET", "POST"])
 def amend_turn(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """The turn's amendments; `?player=` chooses whose orders the form shows."""
     viewer = _gm(request, slug)
     turn = Turn.objects.filter(campaign=viewer.campaign, number=number).first()
     if turn is None or not turn.resolved:
         raise Http404("No such resolved turn.")
     used = _turn_inputs(turn)
     players = [(p.key, p.name) for p in viewer.campaign.players.all()]
-    status = 200
-    refusal = ""
+    chosen = request.GET.get("player") or (players[0][0] if players else "")
+    if chosen not in dict(players):
+        chosen = players[0][0] if players else ""
+    status, refusal = 200, ""
     if request.method == "POST":
         form = TurnAmendForm(request.POST, players=players)
         if form.is_valid():
@@ -170,27 +190,41 @@ def amend_turn(request: HttpRequest, slug: str, number: int) -> HttpResponse:
                 )
                 return _done(request, viewer, a)
             except ServiceError as e:
-                fields = e.field_messages if hasattr(e, "error_dict") else {}
-                for field, msgs in fields.items():
-                    for m in msgs:
-                        form.add_error(field if field in form.fields else "text", m)
-                if not fields:
-                    refusal = str(e.messages[0])
+                refusal = _form_refused(form, d["kind"], e)
         status = 400
     else:
-        form = TurnAmendForm(players=players, initial={"kind": Amendment.Kind.ROLLBACK.value})
+        kind = Amendment.Kind.ORDERS.value if "player" in request.GET else ""
+        form = TurnAmendForm(
+            players=players,
+            initial={
+                "kind": kind or Amendment.Kind.ROLLBACK.value,
+                "player": chosen,
+                "orders": _pretty(used["orders"].get(chosen, {})),
+                "options": _pretty(used["options"]),
+            },
+        )
     context = {
         "campaign": viewer.campaign,
         "viewer": viewer,
         "turn": turn,
         "form": form,
         "refusal": refusal,
-        "used_orders": {
-            k: json.dumps(v, indent=1, sort_keys=True) for k, v in used["orders"].items()
-        },
-        "used_options": json.dumps(used["options"], indent=1, sort_keys=True),
+        "players": players,
+        "chosen": chosen,
     }
     return render(request, "campaign/amend_turn.html", context, status=status)
+
+
+def _form_refused(form: TurnAmendForm, kind: str, e: ServiceError) -> str:
+    """The service's refusal on the form: beside its field, or above it (returned)."""
+    fields = e.field_messages if hasattr(e, "error_dict") else {}
+    if not fields:
+        return str(e.messages[0])
+    beside = {"orders": "orders", "options": "options", amend.REASON_FIELD: "reason"}
+    for field, msgs in fields.items():
+        for m in msgs:
+            form.add_error(beside.get(field, "orders" if kind == "orders" else "options"), m)
+    return ""
 
 
 # --- the preview, commit and discard -------------------------------------------------------------
@@ -207,7 +241,7 @@ def amendment(request: HttpRequest, slug: str, number: int) -> HttpResponse:
         "campaign": viewer.campaign,
         "viewer": viewer,
         "a": a,
-        "title": amendment_title(a),
+        "title": amendment_title(a, players),
         "changes": diff_lines(preview.get("diff", []), players),
         "notes": [_note_text(n) for n in preview.get("notes", [])],
         "open_turn": preview.get("open_turn"),
@@ -300,11 +334,12 @@ def audit(request: HttpRequest, slug: str) -> HttpResponse:
         )
     ]
     amendments = viewer.campaign.amendments.select_related("created_by").order_by("-number")
+    names = {p.key: p.name for p in viewer.campaign.players.all()}
     context = {
         "campaign": viewer.campaign,
         "viewer": viewer,
         "entries": entries,
-        "amendments": [(a, amendment_title(a)) for a in amendments],
+        "amendments": [(a, amendment_title(a, names)) for a in amendments],
     }
     return render(request, "campaign/audit.html", context)
 

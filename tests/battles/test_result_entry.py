@@ -459,9 +459,13 @@ def test_nothing_changes_once_phases_4_8_have_run(cast, battle):
         battle_result_override(
             campaign=cast.campaign, battle=battle, user=cast.users["gm"], note="Too late."
         )
-    html = page(cast, "gm", battle)
+    html = page(cast, "side_a", battle)
     assert "result-form" not in html
     assert "The entered result" in html and "Defenders won the battle." in html
+    # the GM alone may still correct it: as an amendment of the resolved turn, previewed
+    html = page(cast, "gm", battle)
+    assert "Amend the result" in html and "Preview the amendment" in html
+    assert "Settle it now" not in html and "Enter the result" not in html
 
 
 # --- the resolver ------------------------------------------------------------------------------

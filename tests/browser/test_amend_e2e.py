@@ -22,6 +22,7 @@ from playwright.sync_api import Page, expect
 from battles.models import Battle
 from campaign.models import Amendment, AuditEntry, Force, Unit
 from notifications.models import Kind, Notification
+from tests.browser.a11y import axe_report, axe_violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -89,6 +90,8 @@ def test_gm_amends_a_confirmed_result_and_the_raider_sees_it(
     expect(diff).to_contain_text("Turn 1")
     expect(diff).to_contain_text("figures")
     gm.screenshot(path=str(artifacts / "amendment-preview.png"), full_page=True)
+    found = axe_violations(gm)  # no serious or critical WCAG 2.1 A/AA violation
+    assert not found, axe_report(found)
     assert dict(Unit.objects.filter(key__in=raiders).values_list("key", "figures")) == before
 
     gm.get_by_role("button", name="Commit the amendment").click()
@@ -103,6 +106,8 @@ def test_gm_amends_a_confirmed_result_and_the_raider_sees_it(
     # the audit log, from the navigation, names it; the old line is readable
     gm.locator("nav.campaign-nav").get_by_role("link", name="Audit log").click()
     expect(gm.locator("table.audit-log")).to_contain_text(REASON)
+    found = axe_violations(gm)
+    assert not found, axe_report(found)
     gm.get_by_role("link", name=re.compile(r"^Amendment 1:")).first.click()
     gm.get_by_role("link", name="The turns it replaced, from turn 1").click()
     expect(gm.locator("h1")).to_contain_text("The turns amendment 1 replaced")
