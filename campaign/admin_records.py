@@ -1,6 +1,8 @@
 """The admin of the rows no one edits by hand: the map versions the stored resolutions refer
-to, and the stamp the database's triggers renew on every write of a campaign's state rows
-(`campaign.state_rows`). Both are read only."""
+to, the stamp the database's triggers renew on every write of a campaign's state rows
+(`campaign.state_rows`), the amendments, the lines of turns they replaced and the audit log
+(`campaign.turns.amend`: an amendment is made, committed or discarded on the campaign's own
+pages, where it is previewed). All are read only."""
 
 from __future__ import annotations
 
@@ -8,10 +10,10 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from campaign.admin import ModelAdmin
-from campaign.models import StateStamp, StoredMap
+from campaign.models import Amendment, AuditEntry, LineArchive, StateStamp, StoredMap
 
 
-class _ReadOnly[M: (StoredMap, StateStamp)](ModelAdmin[M]):
+class _ReadOnly[M: (StoredMap, StateStamp, Amendment, LineArchive, AuditEntry)](ModelAdmin[M]):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
@@ -35,3 +37,27 @@ class StateStampAdmin(_ReadOnly[StateStamp]):
 
     list_display = ["campaign_id", "stamp"]
     readonly_fields = ["campaign_id", "stamp"]
+
+
+@admin.register(Amendment)
+class AmendmentAdmin(_ReadOnly[Amendment]):
+    list_display = ["campaign", "number", "kind", "turn_number", "status", "created_by"]
+    list_filter = ["campaign", "status", "kind"]
+    list_select_related = ["campaign", "created_by"]
+    readonly_fields = [f.name for f in Amendment._meta.fields]
+
+
+@admin.register(LineArchive)
+class LineArchiveAdmin(_ReadOnly[LineArchive]):
+    list_display = ["campaign", "amendment", "from_turn", "created_at"]
+    list_select_related = ["campaign", "amendment"]
+    readonly_fields = ["campaign", "amendment", "from_turn", "created_at"]
+    exclude = ["data"]  # whole states: read it on the amendment's page, or download it
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(_ReadOnly[AuditEntry]):
+    list_display = ["campaign", "created_at", "action", "turn_number", "user"]
+    list_filter = ["campaign", "action"]
+    list_select_related = ["campaign", "user"]
+    readonly_fields = [f.name for f in AuditEntry._meta.fields]

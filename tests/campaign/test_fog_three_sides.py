@@ -466,6 +466,8 @@ def _kwargs(world: World, target: Target) -> dict[str, Any]:
             out[p] = {"key": BATTLES[0] if tail == "photo" else tail, "pk": world.photo_pk}[p]
         elif p == "number":
             out[p] = 1
+        elif p == "battle":  # an amendment's battle
+            out[p] = BATTLES[0]
         elif p == "kind":  # a set-up roll
             out[p] = "climate"
         elif p in ("force_key", "key"):

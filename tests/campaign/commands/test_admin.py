@@ -9,7 +9,16 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from battles.models import Battle, BattleAudit, BattlePhoto, WhatIfOdds
-from campaign.models import Campaign, Invitation, Membership, SetupRoll, Turn
+from campaign.models import (
+    Amendment,
+    AuditEntry,
+    Campaign,
+    Invitation,
+    LineArchive,
+    Membership,
+    SetupRoll,
+    Turn,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -36,6 +45,18 @@ def played(run, battle_campaign, results_file, django_user_model, settings, tmp_
     Invitation.objects.create(
         campaign=battle_campaign, token="t0ken", role=Membership.Role.OBSERVER, created_by=gm
     )
+    amendment = Amendment.objects.create(
+        campaign=battle_campaign,
+        number=1,
+        turn_number=1,
+        kind="rollback",
+        reason="x",
+        created_by=gm,
+    )
+    LineArchive.objects.create(
+        campaign=battle_campaign, amendment=amendment, from_turn=1, data={"turns": []}
+    )
+    AuditEntry.log(battle_campaign, "rolled-back", user=gm, turn=1, amendment=amendment)
     SetupRoll.objects.create(
         campaign=battle_campaign, kind="climate", rule="R4.1.1", seed=1, result="cold", made_by=gm
     )

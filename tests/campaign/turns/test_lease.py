@@ -24,7 +24,7 @@ from campaign.access import viewer_for
 from campaign.adapters import state_current
 from campaign.errors import ServiceError, TurnBusy
 from campaign.exchange.export import campaign_export, export_json
-from campaign.models import Campaign, Turn, TurnResolution
+from campaign.models import AuditEntry, Campaign, Turn, TurnResolution
 from campaign.selectors import turn_current
 from campaign.setup.services import campaign_delete
 from campaign.todo import todo_list_for_viewer, todo_waiting_for
@@ -141,6 +141,15 @@ def test_a_claim_past_its_lease_is_released_keeping_the_seed(closed):
     assert (stored.interrupted, stored.interrupted_at) == (Turn.Interruption.LOST, now)
     assert (stored.seed, stored.seed_hash) == (SEED, closed.seed_hash)  # the retry reuses it
     assert not TurnResolution.objects.filter(turn=turn).exists()
+
+
+def test_the_audit_log_keeps_a_released_claim(closed):
+    turn = _dead_worker(closed)
+    by = turn.claimed_by
+    claims.claims_release_expired(now=_past_the_lease(turn))
+    entry = AuditEntry.objects.get(campaign_id=turn.campaign_id)
+    assert (entry.action, entry.user, entry.turn_number) == ("claim-released", None, 1)
+    assert entry.changes == {"status": "resolving", "claimed_by": by, "interrupted": "lost"}
 
 
 def test_phases_4_8_past_their_lease_go_back_to_the_battles(closed, record_results):
@@ -374,7 +383,11 @@ def test_giving_back_a_claim_released_meanwhile_changes_nothing(closed):
 
 
 def _export(campaign: Campaign) -> str:
-    return export_json(campaign_export(campaign=Campaign.objects.get(pk=campaign.pk), times=False))
+    """The export without its moments, nor the audit log, which keeps the interruption (the
+    uninterrupted baseline had none: `test_the_audit_log_keeps_a_released_claim`)."""
+    data = campaign_export(campaign=Campaign.objects.get(pk=campaign.pk), times=False)
+    data.pop("audit_log", None)
+    return export_json(data)
 
 
 def _uninterrupted(make_campaign, submit_orders, record_results) -> str:

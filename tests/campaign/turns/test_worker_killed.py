@@ -139,9 +139,11 @@ def _export(campaign: Campaign) -> str:
     """The campaign as exported, without the moments its rows were made and without the
     notification log: which notices went out, and when, is the mail worker's business, not
     the resolution's (the baseline sends them in this process, the workers here on their own
-    time, from the mail queue)."""
+    time, from the mail queue). Nor the audit log, which keeps the interruption (the
+    baseline had none)."""
     data = campaign_export(campaign=Campaign.objects.get(pk=campaign.pk), times=False)
     data.pop("notifications", None)
+    data.pop("audit_log", None)
     return export_json(data)
 
 
