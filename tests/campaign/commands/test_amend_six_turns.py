@@ -118,32 +118,24 @@ def test_amend_turn_2_result_preview_commit_discard_and_scratch(run, results_fil
     gm = get_user_model().objects.get(username="gm")
     original = export_json(campaign_export(campaign=campaign))
     battle = Battle.objects.get(campaign=campaign, key="t2-b1")
-    right = corrected(battle)
+    amend = {
+        "campaign": campaign,
+        "user": gm,
+        "kind": "battle-result",
+        "turn_number": 2,
+        "target": "t2-b1",
+        "data": corrected(battle),
+        "reason": "The losses were entered as two fifths, not one.",
+    }
 
     # a preview discarded leaves the campaign as it was, byte for byte
-    draft = amendment_preview(
-        campaign=campaign,
-        user=gm,
-        kind="battle-result",
-        turn_number=2,
-        target="t2-b1",
-        data=right,
-        reason="The losses were entered as a fifth, not a half.",
-    )
+    draft = amendment_preview(**amend)
     amendment_discard(amendment=draft, user=gm)
     campaign.refresh_from_db()
     assert export_json(campaign_export(campaign=campaign)) == original
 
     # the preview, then the commit
-    a = amendment_preview(
-        campaign=campaign,
-        user=gm,
-        kind="battle-result",
-        turn_number=2,
-        target="t2-b1",
-        data=right,
-        reason="The losses were entered as a fifth, not a half.",
-    )
+    a = amendment_preview(**amend)
     assert [t["turn"] for t in a.preview["diff"]] == [2, 3, 4, 5, 6]
     branch = amendment_branch(amendment=a)
     assert branch.digest == a.digest
