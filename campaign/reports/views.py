@@ -18,7 +18,8 @@ from django.views.decorators.http import require_GET, require_POST
 from battles.models import Battle
 from battles.selectors import battle_items_for_inbox
 from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer, require_gm
-from campaign.models import Turn
+from campaign.amendments import amendment_title
+from campaign.models import Amendment, Turn
 from campaign.reports.ending import ending_get
 from campaign.reports.inbox import inbox_get
 from campaign.reports.turn_report import ReplayCheck, turn_replay_for_viewer, turn_report_get
@@ -141,7 +142,27 @@ def _report_context(request: HttpRequest, viewer: Viewer, turn: Turn) -> dict[st
         "rolls_previous": max(0, start - LEDGER_PAGE) if start else None,
         "rolls_next": start + LEDGER_PAGE if start + LEDGER_PAGE < total else None,
         "resolved": turn.resolved,
+        "amendments": _amendments_of(viewer, turn),
     }
+
+
+def _amendments_of(viewer: Viewer, turn: Turn) -> list[dict[str, Any]]:
+    """The committed amendments that made this turn what it is: one of it or of an earlier
+    turn that replayed it, or a rollback to its start. Everyone reads what and why (the
+    players had it in their notice); what changed is the GM's, or each player's notice."""
+    names = {p.key: p.name for p in viewer.campaign.players.all()}
+    out = []
+    for a in Amendment.objects.filter(
+        campaign=viewer.campaign, status=Amendment.Status.COMMITTED, turn_number__lte=turn.number
+    ).order_by("number"):
+        last = (a.preview or {}).get("last_turn") or a.turn_number
+        if a.kind == Amendment.Kind.ROLLBACK:
+            if a.turn_number != turn.number:
+                continue
+        elif turn.number > last:
+            continue
+        out.append({"a": a, "title": amendment_title(a, names)})
+    return out
 
 
 def _battle_url(battle: Battle) -> str:

@@ -66,6 +66,8 @@ def test_a_rollback_previewed_then_committed_from_the_pages(resolved):
     assert AuditEntry.objects.get().action == AuditEntry.Action.ROLLED_BACK
     log = gm.get(_url("audit")).content.decode()
     assert "Campaign rolled back" in log and "Start again." in log
+    report = gm.get(_url("report", 1)).content.decode()
+    assert "rolled the campaign back to the start of this turn" in report
     line = gm.get(_url("amendment-line", 1))
     assert line.status_code == 200 and "Phases 0–2" in line.content.decode()
     download = gm.get(_url("amendment-line", 1) + "?format=json")
@@ -89,3 +91,18 @@ def test_a_result_amendment_from_the_battle_s_page_discarded(resolved):
     assert not Amendment.objects.exists() and not AuditEntry.objects.exists()
     battle.refresh_from_db()
     assert battle.result == original
+
+
+def test_the_report_of_an_amended_turn_says_so_to_everyone(resolved):
+    battle = Battle.objects.get(campaign=resolved.campaign, key="t1-b1")
+    form = {f"u-{u['unit_id']}-killed": "1" for u in battle.result["units"]}
+    form |= {"outcome": "stalemate", "reason": "One figure each, as agreed."}
+    gm = resolved.client("gm")
+    gm.post(reverse("campaign:amend-result", args=["incursion", "t1-b1"]), form)
+    gm.post(_url("amendment-commit", 1))
+    for who in ("side_a", "side_b", "observer"):
+        page = resolved.client(who).get(_url("report", 1)).content.decode()
+        assert "This turn was played again after amendment 1" in page, who
+        assert "One figure each, as agreed." in page
+        assert _url("amendment", 1) not in page  # what changed is the GM's page
+    assert _url("amendment", 1) in gm.get(_url("report", 1)).content.decode()
