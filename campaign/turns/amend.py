@@ -155,13 +155,14 @@ def amendment_branch(*, amendment: Amendment) -> Branch:
     campaign = amendment.campaign
     turns = list(campaign.turns.order_by("number"))
     change = Change(amendment.kind, amendment.turn_number, amendment.target, amendment.amended)
-    return _replay(campaign, turns, change)[1]
+    return _replay(campaign, line_get(turns=turns, from_turn=change.turn), change)[0]
 
 
 def _replay(
-    campaign: Campaign, turns: list[Turn], change: Change
-) -> tuple[Line, Branch, dict[str, dict[str, Any]]]:
-    line = line_get(turns=turns, from_turn=change.turn)
+    campaign: Campaign, line: Line, change: Change
+) -> tuple[Branch, dict[str, dict[str, Any]]]:
+    """The branch of `change` on `line` (the campaign's, from the amended turn on), and the
+    old line's battles."""
     old = _old_battles(campaign, change.turn)
     try:
         branch = branch_replay(
@@ -169,7 +170,7 @@ def _replay(
         )
     except BranchError as e:
         raise AmendmentRefused(str(e)) from e
-    return line, branch, old
+    return branch, old
 
 
 def amendment_preview(
@@ -191,7 +192,7 @@ def amendment_preview(
     turn = _resolved_turn(turns, turn_number)
     line = line_get(turns=turns, from_turn=turn.number)
     original, amended = _original(campaign, turn, line, kind, target, data)
-    line, branch, old = _replay(campaign, turns, Change(kind, turn.number, target, amended))
+    branch, old = _replay(campaign, line, Change(kind, turn.number, target, amended))
     diff = branch_diff(
         line=line, branch=branch, current=adapters.state_current(campaign=campaign), old_battles=old
     )
@@ -245,7 +246,8 @@ def amendment_commit(*, amendment: Amendment, user: User) -> Amendment:
     turns = list(Turn.objects.select_for_update().filter(campaign=campaign).order_by("number"))
     current = _between_turns(campaign, turns)
     change = Change(a.kind, a.turn_number, a.target, a.amended)
-    line, branch, old = _replay(campaign, turns, change)
+    line = line_get(turns=turns, from_turn=change.turn)
+    branch, _old = _replay(campaign, line, change)
     if line.digest(current) != a.base or branch.digest != a.digest:
         raise AmendmentRefused(
             _(

@@ -61,13 +61,10 @@ def amend_result(request: HtmxHttpRequest, slug: str, battle: str) -> HttpRespon
         return result_preview(request, slug, battle)
     viewer = _gm(request, slug)
     row = Battle.objects.filter(campaign=viewer.campaign, key=battle).select_related("turn")
-    return _amend_result(request, viewer, row.first())
-
-
-def _amend_result(request: HttpRequest, viewer: Viewer, battle: Battle | None) -> HttpResponse:
-    if battle is None:
+    fought = row.first()
+    if fought is None:
         raise Http404("No such battle.")
-    form = BattleResultForm(request.POST, roster=battle_roster_get(battle=battle))
+    form = BattleResultForm(request.POST, roster=battle_roster_get(battle=fought))
     form.is_valid()
     reason = request.POST.get("reason", "")
     extra: dict[str, Any] = {"reason": reason}
@@ -76,8 +73,8 @@ def _amend_result(request: HttpRequest, viewer: Viewer, battle: Battle | None) -
             campaign=viewer.campaign,
             user=viewer.user,
             kind=Amendment.Kind.RESULT,
-            turn_number=battle.turn.number,
-            target=battle.key,
+            turn_number=fought.turn.number,
+            target=fought.key,
             data=form.result_data(),
             reason=reason,
         )
@@ -88,7 +85,7 @@ def _amend_result(request: HttpRequest, viewer: Viewer, battle: Battle | None) -
         form.add_service_errors(fields)
         if not fields and "reason_errors" not in extra:
             extra["refusal"] = str(e.messages[0])
-        return result_page_checked(request, viewer, battle, form, extra, 400)
+        return result_page_checked(request, viewer, fought, form, extra, 400)
     return _done(request, viewer, a)
 
 
