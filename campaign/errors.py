@@ -51,6 +51,12 @@ class TurnNotOpen(ServiceError):
     """The turn no longer takes orders (or is not open to be closed)."""
 
 
+class StaleTurn(ServiceError):
+    """The form was rendered for another turn than the current one (a second tab, the Back
+    button, a form posted twice): nothing was done (architecture.md, "Nothing acts on a
+    stale page")."""
+
+
 class TurnBusy(ServiceError):
     """The turn is already being resolved, or has been (the loser of a race gets this)."""
 

@@ -10,7 +10,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils.translation import gettext as _
 
-from campaign.errors import ServiceError, SetupInProgress
+from campaign.errors import ServiceError, SetupInProgress, StaleTurn
 from campaign.models import Campaign, Membership, Player, Turn
 
 
@@ -40,6 +40,55 @@ def turn_current(*, campaign: Campaign) -> Turn:
     if turn is None:
         raise ServiceError(f"Campaign {campaign.slug} has no turn.")
     return turn
+
+
+TURN_FIELD = "turn"  # the hidden field every state-changing form of a turn carries
+
+
+def turn_expected(*, campaign: Campaign, posted: object) -> Turn:
+    """The current turn, if it is the one the form was rendered for (`posted`: the form's
+    `turn` field, the turn's number); `StaleTurn`, naming both turns, otherwise. A form without
+    the field is refused too: it cannot say which turn it meant."""
+    turn = turn_current(campaign=campaign)
+    try:
+        number = int(str(posted))
+    except ValueError:
+        raise StaleTurn(
+            _(
+                "This form did not say which turn it was for, so nothing was done. The page "
+                "now shows turn %(number)s: check it and try again."
+            )
+            % {"number": turn.number}
+        ) from None
+    if number != turn.number:
+        raise StaleTurn(turn_moved_message(campaign=campaign, number=number, current=turn))
+    return turn
+
+
+def turn_moved_message(*, campaign: Campaign, number: int, current: Turn) -> str:
+    """Why a form of turn `number` was refused: what became of it, and what is current."""
+    old = campaign.turns.filter(number=number).first()
+    values = {
+        "old": number,
+        "new": current.number,
+        "new_status": current.get_status_display().lower(),
+    }
+    if old is None:
+        return (
+            _(
+                "This page was for turn %(old)s, which does not exist; turn %(new)s is current "
+                "(%(new_status)s). Nothing was done."
+            )
+            % values
+        )
+    values["old_status"] = old.get_status_display().lower()
+    return (
+        _(
+            "This page was for turn %(old)s, which is now %(old_status)s; turn %(new)s is "
+            "current (%(new_status)s). Nothing was done: check the page as it is now."
+        )
+        % values
+    )
 
 
 def players_active(*, campaign: Campaign) -> list[Player]:
