@@ -20,7 +20,7 @@ from django_htmx.http import HTMX_STOP_POLLING
 from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer, require_gm
 from campaign.errors import ServiceError
 from campaign.models import Orders, Turn
-from campaign.selectors import turn_current
+from campaign.selectors import TURN_FIELD, turn_current, turn_expected
 from campaign.todo import todo_list_for_viewer, todo_waiting_for
 from campaign.turns import selectors, services
 from campaign.turns.forms import BattlesDeadlineForm, DeadlineForm, ExtendForm, deadline_initial
@@ -104,7 +104,9 @@ def turn_status(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 
 def _control(act: Control) -> Callable[[HttpRequest, str], HttpResponse]:
     """The view of one GM control: `act(request, turn, extra)` does it and says what was done,
-    or raises why not (a form it bound goes into `extra`, to show its errors)."""
+    or raises why not (a form it bound goes into `extra`, to show its errors). The form names
+    the turn it was rendered for: a control of another turn (a second tab, the Back button, a
+    form posted twice) is refused before anything is done."""
 
     @require_POST
     @wraps(act)
@@ -113,7 +115,8 @@ def _control(act: Control) -> Callable[[HttpRequest, str], HttpResponse]:
         require_gm(viewer)
         extra: dict[str, Any] = {}
         try:
-            done = act(request, turn_current(campaign=viewer.campaign), extra)
+            turn = turn_expected(campaign=viewer.campaign, posted=request.POST.get(TURN_FIELD))
+            done = act(request, turn, extra)
         except ServiceError as e:
             context = _page_context(viewer, control_error=str(e), **extra)
             return render(request, TEMPLATE, context, status=400)

@@ -31,6 +31,7 @@ from campaign.turns.tasks import deadlines_check_task
 from rules.dice import SeededDice, derive_seed
 from rules.tactical import battle_input_from_state, fight
 from tests.battles.conftest import result_url
+from tests.stamp import stamped
 
 pytestmark = pytest.mark.django_db
 
@@ -154,10 +155,10 @@ def test_the_gm_sets_the_battles_deadline_on_the_overview(cast, battle):
     when = (timezone.now() + timedelta(days=2)).astimezone(timezone.get_fixed_timezone(60))
     response = cast.client("gm").post(
         set_url,
-        {
-            "deadline": when.strftime("%Y-%m-%dT%H:%M"),
-            "timezone": "Europe/Rome",
-        },
+        stamped(
+            cast.campaign.slug,
+            {"deadline": when.strftime("%Y-%m-%dT%H:%M"), "timezone": "Europe/Rome"},
+        ),
     )
     assert response.status_code == 302
     turn = Turn.objects.get(pk=battle.turn_id)
@@ -172,14 +173,18 @@ def test_the_gm_sets_the_battles_deadline_on_the_overview(cast, battle):
 
     # a past deadline, or nonsense, is refused with a reason and changes nothing
     for bad in ("2001-01-01T10:00", "tomorrow"):
-        response = cast.client("gm").post(set_url, {"deadline": bad, "timezone": "Europe/Rome"})
+        response = cast.client("gm").post(
+            set_url, stamped(cast.campaign.slug, {"deadline": bad, "timezone": "Europe/Rome"})
+        )
         assert response.status_code == 400
         assert Turn.objects.get(pk=battle.turn_id).battles_deadline == turn.battles_deadline
     # a player may not set it
     response = cast.client("side_a").post(set_url, {"deadline": "", "timezone": "UTC"})
     assert response.status_code == 403
     # cleared by the GM
-    response = cast.client("gm").post(set_url, {"deadline": "", "timezone": "UTC"})
+    response = cast.client("gm").post(
+        set_url, stamped(cast.campaign.slug, {"deadline": "", "timezone": "UTC"})
+    )
     assert response.status_code == 302
     assert Turn.objects.get(pk=battle.turn_id).battles_deadline is None
 

@@ -22,6 +22,7 @@ from battles.services import battle_result_enter
 from campaign.models import Campaign, Turn
 from tests.battles.conftest import DEFENDER_UNITS, RAIDER_UNITS, result_url
 from tests.fuzzing import FUZZ, answered, client_for, posted, rolled_back
+from tests.stamp import stamped
 
 pytestmark = pytest.mark.django_db
 
@@ -191,5 +192,5 @@ def test_the_battles_deadline(cast, battle, data):
     url = reverse("campaign:turn-battles-deadline", args=[cast.campaign.slug])
     with rolled_back():
         before = list(Turn.objects.filter(pk=battle.turn_id).values())
-        if answered(client_for(cast.users["gm"]).post(url, data)):
+        if answered(client_for(cast.users["gm"]).post(url, stamped(cast.campaign.slug, data))):
             assert list(Turn.objects.filter(pk=battle.turn_id).values()) == before, data

@@ -15,6 +15,7 @@ from campaign.models import Turn
 from campaign.orders.forms import squares_parse
 from campaign.selectors import turn_current
 from campaign.setup.forms import InvitationForm, PlayerForm, UnitForm
+from tests.stamp import stamped
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +47,9 @@ def test_coordinates_of_thousands_of_digits_are_refused_with_a_message(cast):
 def test_a_deadline_at_either_end_of_the_calendar_is_refused(cast, zone, when):
     """Even where the date exists (in UTC): resuming a paused turn would move it past the
     end of the calendar."""
-    response = cast.client("gm").post(_control("deadline"), {"deadline": when, "timezone": zone})
+    response = cast.client("gm").post(
+        _control("deadline"), stamped("incursion", {"deadline": when, "timezone": zone})
+    )
     assert response.status_code == 400
     page = response.content.decode()
     if when.startswith("9999"):
@@ -58,7 +61,9 @@ def test_a_deadline_at_either_end_of_the_calendar_is_refused(cast, zone, when):
 def test_extending_past_the_end_of_the_calendar_is_refused(cast):
     turn = turn_current(campaign=cast.campaign)
     Turn.objects.filter(pk=turn.pk).update(deadline=datetime(9999, 12, 31, 20, tzinfo=UTC))
-    response = cast.client("gm").post(_control("extend"), {"days": "1", "hours": "0"})
+    response = cast.client("gm").post(
+        _control("extend"), stamped("incursion", {"days": "1", "hours": "0"})
+    )
     assert response.status_code == 400
     assert "That date is too far ahead to be a deadline." in response.content.decode()
 
@@ -156,13 +161,16 @@ def test_an_empty_post_shows_the_form_with_its_errors(page):
 
 
 def test_a_refusal_of_who_is_asking_says_why(cast):
-    response = cast.client("side_a").post(_control("pause"))
+    response = cast.client("side_a").post(_control("pause"), stamped("incursion"))
     assert response.status_code == 403
     page = response.content.decode()
     assert 'role="alert">Only the game master can do this.</p>' in page
     italian = cast.client("side_a")
     italian.cookies["django_language"] = "it"
-    assert "Solo il master può farlo." in italian.post(_control("pause")).content.decode()
+    assert (
+        "Solo il master può farlo."
+        in italian.post(_control("pause"), stamped("incursion")).content.decode()
+    )
     translation.activate("en")  # the request left Italian active in this thread
 
 

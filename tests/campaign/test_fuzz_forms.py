@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from campaign.models import Campaign, Invitation, Orders, Turn
 from tests.fuzzing import FUZZ, HUGE_DIGITS, answered, client_for, nasty, posted, rolled_back
+from tests.stamp import stamped
 
 pytestmark = pytest.mark.django_db
 
@@ -168,7 +169,7 @@ def test_the_gm_turn_controls(cast, asked, paused, deadline):
             deadline=at[deadline], paused_at=datetime(2000, 1, 1, tzinfo=UTC) if paused else None
         )
         url = reverse(f"campaign:turn-{action}", args=["incursion"])
-        _post_checked(cast, "gm", url, data, lambda: _turn(cast.campaign))
+        _post_checked(cast, "gm", url, stamped("incursion", data), lambda: _turn(cast.campaign))
 
 
 # --- invitations -----------------------------------------------------------------------------

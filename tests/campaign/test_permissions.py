@@ -110,55 +110,18 @@ EXPECT: dict[str, dict[str, Any]] = {
     # the front page is public; a plain view without a method restriction (a POST renders it)
     "campaign:home": {"GET": everyone(200), "POST": everyone(200)},
     "campaign:detail": {"GET": MEMBERS, "POST": GET_ONLY},
-    # the GM's turn controls, one URL each: an empty form is refused (400); pausing, closing
-    # and advancing an open turn need no form (302: done; turn 1 waits for its battle in
-    # `battles`, turn 2 is open in `resolved`)
+    # the GM's turn controls, one URL each: an empty form names no turn, so the GM's is refused
+    # (400) in every state, and nothing is done (campaign.selectors.turn_expected)
     "campaign:turn-deadline": {"GET": GET_ONLY, "POST": row(400, 403, 403, 403)},
     "campaign:turn-battles-deadline": {"GET": GET_ONLY, "POST": row(400, 403, 403, 403)},
     "campaign:turn-extend": {"GET": GET_ONLY, "POST": row(400, 403, 403, 403)},
-    "campaign:turn-pause": {
-        "GET": GET_ONLY,
-        "POST": by_state(
-            open=row(302, 403, 403, 403),
-            nofog=row(302, 403, 403, 403),
-            battles=row(400, 403, 403, 403),
-            resolved=row(302, 403, 403, 403),
-        ),
-    },
+    "campaign:turn-pause": {"GET": GET_ONLY, "POST": row(400, 403, 403, 403)},
     "campaign:turn-resume": {"GET": GET_ONLY, "POST": row(400, 403, 403, 403)},
-    # reminding who has not confirmed (everyone, with no player named): only while orders
-    # are open (turn 2 is open in `resolved`)
-    "campaign:turn-remind": {
-        "GET": GET_ONLY,
-        "POST": by_state(
-            open=row(302, 403, 403, 403),
-            nofog=row(302, 403, 403, 403),
-            battles=row(400, 403, 403, 403),
-            resolved=row(302, 403, 403, 403),
-        ),
-    },
-    "campaign:turn-close": {
-        "GET": GET_ONLY,
-        "POST": by_state(
-            open=row(302, 403, 403, 403),
-            nofog=row(302, 403, 403, 403),
-            battles=row(400, 403, 403, 403),
-            resolved=row(302, 403, 403, 403),
-        ),
-    },
-    "campaign:turn-advance": {
-        "GET": GET_ONLY,
-        "POST": by_state(
-            open=row(302, 403, 403, 403),
-            nofog=row(302, 403, 403, 403),
-            battles=row(400, 403, 403, 403),
-            resolved=row(302, 403, 403, 403),
-        ),
-    },
-    # retrying an interrupted resolution: no state here has one, so the GM is told so (400)
+    "campaign:turn-remind": {"GET": GET_ONLY, "POST": row(400, 403, 403, 403)},
+    "campaign:turn-close": {"GET": GET_ONLY, "POST": row(400, 403, 403, 403)},
+    "campaign:turn-advance": {"GET": GET_ONLY, "POST": row(400, 403, 403, 403)},
     "campaign:turn-retry": {"GET": GET_ONLY, "POST": row(400, 403, 403, 403)},
-    # an empty form switches closing on every confirmation off, in any state of the turn
-    "campaign:turn-auto-close": {"GET": GET_ONLY, "POST": row(302, 403, 403, 403)},
+    "campaign:turn-auto-close": {"GET": GET_ONLY, "POST": row(400, 403, 403, 403)},
     "campaign:turn-status": {"GET": MEMBERS, "POST": GET_ONLY},
     # the end page exists once the campaign has ended; before that it says so (404)
     "campaign:end": {"GET": row(404, 404, 404, 404), "POST": GET_ONLY},

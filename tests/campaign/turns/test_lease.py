@@ -38,6 +38,7 @@ from campaign.turns.services import (
 )
 from campaign.turns.tasks import deadlines_check_task
 from rules.codec import to_data
+from tests.stamp import stamped
 
 pytestmark = pytest.mark.django_db
 
@@ -500,7 +501,7 @@ def test_the_others_read_that_the_gm_will_retry(cast, interrupted, who):
 def test_the_gm_retries_from_the_overview(cast, interrupted, django_capture_on_commit_callbacks):
     gm = cast.client("gm")
     with django_capture_on_commit_callbacks(execute=True):
-        response = gm.post(reverse("campaign:turn-retry", args=["incursion"]))
+        response = gm.post(reverse("campaign:turn-retry", args=["incursion"]), stamped("incursion"))
 
     assert response.status_code == 302
     assert _fresh(interrupted).status == Turn.Status.RESOLVED  # the demo's turn 1: no battle
@@ -511,14 +512,18 @@ def test_the_gm_retries_from_the_overview(cast, interrupted, django_capture_on_c
 
 @pytest.mark.parametrize(("who", "status"), [("side_a", 403), ("observer", 403), ("outsider", 404)])
 def test_only_the_gm_retries(cast, interrupted, who, status):
-    response = cast.client(who).post(reverse("campaign:turn-retry", args=["incursion"]))
+    response = cast.client(who).post(
+        reverse("campaign:turn-retry", args=["incursion"]), stamped("incursion")
+    )
 
     assert response.status_code == status
     assert _fresh(interrupted).interrupted == Turn.Interruption.LOST
 
 
 def test_a_retry_with_nothing_to_retry_is_refused_clearly(cast):
-    response = cast.client("gm").post(reverse("campaign:turn-retry", args=["incursion"]))
+    response = cast.client("gm").post(
+        reverse("campaign:turn-retry", args=["incursion"]), stamped("incursion")
+    )
 
     assert response.status_code == 400
     assert "was not interrupted: there is nothing to retry" in response.content.decode()

@@ -16,6 +16,7 @@ from campaign.models import Orders, Turn
 from campaign.orders.services import orders_submit
 from campaign.selectors import turn_current
 from campaign.turns.services import turn_close, turn_open, turn_resolve, turn_resolve_after_battles
+from tests.stamp import stamped
 
 pytestmark = pytest.mark.django_db
 
@@ -189,7 +190,8 @@ def test_the_panel_without_htmx_is_a_plain_page_fragment(cast, turn):
 def test_the_gm_sets_the_deadline_from_the_page(cast, turn):
     gm = cast.client("gm")
     response = gm.post(
-        _control("deadline"), {"deadline": "2099-03-01T09:30", "timezone": "Asia/Tokyo"}
+        _control("deadline"),
+        stamped("incursion", {"deadline": "2099-03-01T09:30", "timezone": "Asia/Tokyo"}),
     )
 
     assert response.status_code == 302 and response["Location"] == _detail()
@@ -206,11 +208,14 @@ def test_the_gm_pauses_resumes_and_extends(cast, turn):
     turn_open(turn=turn, deadline=timezone.now() + timedelta(days=2), timezone="UTC")
     deadline = Turn.objects.get(pk=turn.pk).deadline
 
-    assert gm.post(_control("pause")).status_code == 302
+    assert gm.post(_control("pause"), stamped("incursion")).status_code == 302
     assert Turn.objects.get(pk=turn.pk).paused
     assert "Resume the turn" in gm.get(_detail()).content.decode()
-    assert gm.post(_control("resume")).status_code == 302
-    assert gm.post(_control("extend"), {"days": "2", "hours": "3"}).status_code == 302
+    assert gm.post(_control("resume"), stamped("incursion")).status_code == 302
+    assert (
+        gm.post(_control("extend"), stamped("incursion", {"days": "2", "hours": "3"})).status_code
+        == 302
+    )
 
     turn = Turn.objects.get(pk=turn.pk)
     assert not turn.paused and turn.extensions == 1
@@ -218,19 +223,24 @@ def test_the_gm_pauses_resumes_and_extends(cast, turn):
 
 
 def test_a_refused_control_is_shown_clearly(cast, turn):
-    response = cast.client("gm").post(_control("extend"), {"days": "1", "hours": "0"})
+    response = cast.client("gm").post(
+        _control("extend"), stamped("incursion", {"days": "1", "hours": "0"})
+    )
 
     assert response.status_code == 400
     html = response.content.decode()
     assert 'role="alert"' in html
     assert "Turn 1 has no deadline to extend: set one first." in html
 
-    too_long = cast.client("gm").post(_control("extend"), {"days": "9", "hours": "0"})
+    too_long = cast.client("gm").post(
+        _control("extend"), stamped("incursion", {"days": "9", "hours": "0"})
+    )
     assert too_long.status_code == 400
     assert "Ensure this value is less than or equal to 7." in too_long.content.decode()
 
     bad = cast.client("gm").post(
-        _control("deadline"), {"deadline": "2000-01-01T00:00", "timezone": "UTC"}
+        _control("deadline"),
+        stamped("incursion", {"deadline": "2000-01-01T00:00", "timezone": "UTC"}),
     )
     assert bad.status_code == 400
     assert "The deadline must be in the future." in bad.content.decode()
@@ -239,7 +249,7 @@ def test_a_refused_control_is_shown_clearly(cast, turn):
 def test_the_gm_closes_the_turn_and_it_resolves(cast, turn, django_capture_on_commit_callbacks):
     gm = cast.client("gm")
     with django_capture_on_commit_callbacks(execute=True):
-        response = gm.post(_control("close"))
+        response = gm.post(_control("close"), stamped("incursion"))
 
     assert response.status_code == 302
     turn = Turn.objects.get(pk=turn.pk)
@@ -258,7 +268,7 @@ def test_advance_at_battles_pending_says_why_not(cast, turn):
         campaign=cast.campaign, turn=turn, key="t1-b1", x=5, y=6, pack={"sides": []}
     )
 
-    response = cast.client("gm").post(_control("advance"))
+    response = cast.client("gm").post(_control("advance"), stamped("incursion"))
 
     assert response.status_code == 400
     assert "still waits for the result of 1 battle: enter it first" in response.content.decode()
@@ -271,7 +281,8 @@ def test_advance_at_battles_pending_says_why_not(cast, turn):
 @pytest.mark.parametrize("action", ["deadline", "pause", "extend", "close", "advance"])
 def test_only_the_gm_may_use_the_controls(cast, turn, who, status, action):
     response = cast.client(who).post(
-        _control(action), {"deadline": "2099-01-01T00:00", "timezone": "UTC", "days": "1"}
+        _control(action),
+        stamped("incursion", {"deadline": "2099-01-01T00:00", "timezone": "UTC", "days": "1"}),
     )
 
     assert response.status_code == status
@@ -282,7 +293,7 @@ def test_only_the_gm_may_use_the_controls(cast, turn, who, status, action):
 def test_the_controls_need_csrf(cast, turn):
     client = Client(enforce_csrf_checks=True)
     client.force_login(cast.users["gm"])
-    assert client.post(_control("pause")).status_code == 403
+    assert client.post(_control("pause"), stamped("incursion")).status_code == 403
     assert not Turn.objects.get(pk=turn.pk).paused
 
 
@@ -307,19 +318,30 @@ def test_the_gm_switches_closing_on_every_confirmation(cast, turn):
     gm = cast.client("gm")
     assert "Close automatically when everyone has confirmed" in gm.get(_detail()).content.decode()
 
-    assert gm.post(_control("auto-close"), {"auto_close": "on"}).status_code == 302
+    assert (
+        gm.post(_control("auto-close"), stamped("incursion", {"auto_close": "on"})).status_code
+        == 302
+    )
     cast.campaign.refresh_from_db()
     assert cast.campaign.auto_close
     assert "Let me close the turn myself" in gm.get(_detail()).content.decode()
 
-    assert gm.post(_control("auto-close"), {"auto_close": "off"}).status_code == 302
+    assert (
+        gm.post(_control("auto-close"), stamped("incursion", {"auto_close": "off"})).status_code
+        == 302
+    )
     cast.campaign.refresh_from_db()
     assert not cast.campaign.auto_close
 
 
 @pytest.mark.parametrize("who", ["side_a", "side_b", "observer"])
 def test_only_the_gm_switches_closing(cast, who):
-    assert cast.client(who).post(_control("auto-close"), {"auto_close": "on"}).status_code == 403
+    assert (
+        cast.client(who)
+        .post(_control("auto-close"), stamped("incursion", {"auto_close": "on"}))
+        .status_code
+        == 403
+    )
     cast.campaign.refresh_from_db()
     assert not cast.campaign.auto_close
 

@@ -52,7 +52,7 @@ def _reminders(user=None):
 
 def _post(client, captured, **data):
     with captured(execute=True):
-        return client.post(REMIND, data)
+        return client.post(REMIND, {"turn": 1, **data})  # the form names the demo's turn 1
 
 
 # --- the overview ------------------------------------------------------------------------------
@@ -196,7 +196,7 @@ def test_remind_all_skips_who_was_reminded_within_the_hour(
 )
 def test_a_player_who_needs_no_reminder_is_refused(cast, turn, player, refusal):
     _confirm(cast, turn, "raiders")
-    response = cast.client("gm").post(REMIND, {"player": player})
+    response = cast.client("gm").post(REMIND, {"turn": turn.number, "player": player})
     assert response.status_code == 400
     assert refusal in response.content.decode()
     assert not _reminders().exists()
@@ -206,14 +206,14 @@ def test_nobody_to_remind_once_all_have_confirmed(cast, turn):
     _confirm(cast, turn, "raiders")
     _confirm(cast, turn, "defenders")  # (the early close it queues never runs here)
     assert Turn.objects.get(pk=turn.pk).is_open
-    response = cast.client("gm").post(REMIND)
+    response = cast.client("gm").post(REMIND, {"turn": turn.number})
     assert response.status_code == 400
     assert "Every player has confirmed his orders: nobody to remind." in response.content.decode()
 
 
 def test_no_reminder_once_orders_are_closed(cast, turn):
     turn_close(turn=turn, seed=5)
-    response = cast.client("gm").post(REMIND, {"player": "defenders"})
+    response = cast.client("gm").post(REMIND, {"turn": turn.number, "player": "defenders"})
     assert response.status_code == 400
     assert "Turn 1 is not open for orders (closed)." in response.content.decode()
     assert not _reminders().exists()
@@ -221,7 +221,7 @@ def test_no_reminder_once_orders_are_closed(cast, turn):
 
 def test_an_army_nobody_plays_is_named(cast, turn):
     cast.campaign.memberships.filter(player__key="defenders").update(player=None)
-    response = cast.client("gm").post(REMIND, {"player": "defenders"})
+    response = cast.client("gm").post(REMIND, {"turn": turn.number, "player": "defenders"})
     assert response.status_code == 400
     assert "Nobody plays The March of Ashbury yet: there is no one to remind." in (
         response.content.decode()
@@ -283,7 +283,7 @@ def test_the_reminder_is_written_in_the_gms_language(
     [("side_a", 403), ("side_b", 403), ("observer", 403), ("outsider", 404), ("anonymous", 302)],
 )
 def test_only_the_gm_may_remind(cast, turn, who, status, mailoutbox):
-    response = cast.client(who).post(REMIND, {"player": "defenders"})
+    response = cast.client(who).post(REMIND, {"turn": turn.number, "player": "defenders"})
     assert response.status_code == status
     if status == 302:
         assert response["Location"].startswith("/accounts/login/")

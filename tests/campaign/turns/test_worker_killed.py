@@ -45,6 +45,7 @@ from campaign.turns.services import (
 from campaign.turns.tasks import turn_resolve_task
 from config import celery_app
 from tests.campaign.turns.workers import NO_BROKER, Worker, queue_forget, wait_for, worker_start
+from tests.stamp import stamped
 
 pytestmark = [
     pytest.mark.celery,
@@ -190,7 +191,7 @@ def _released(turn: Turn, status: str) -> Turn:
 
 def _advance(gm: Client) -> None:
     """The GM goes on once every battle has its result: Phases 4–8 are queued."""
-    response = gm.post(reverse("campaign:turn-advance", args=[SLUG]))
+    response = gm.post(reverse("campaign:turn-advance", args=[SLUG]), stamped(SLUG))
     assert response.status_code == 302, response.content.decode()[-2000:]
 
 
@@ -200,7 +201,7 @@ def _retry_from_the_overview(gm: Client, phases: str) -> None:
     assert "Resolution interrupted — retry" in html
     assert f"Phases {phases} stopped before they finished:" in html
     assert "the worker resolving it stopped answering" in html
-    response = gm.post(reverse("campaign:turn-retry", args=[SLUG]))
+    response = gm.post(reverse("campaign:turn-retry", args=[SLUG]), stamped(SLUG))
     assert response.status_code == 302, response.content.decode()[-2000:]
     assert "has started again" in gm.get(overview).content.decode()
 
