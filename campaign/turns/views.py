@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HTMX_STOP_POLLING
 
 from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer, require_gm
-from campaign.errors import ServiceError
+from campaign.errors import ServiceError, StaleTurn
 from campaign.models import Orders, Turn
 from campaign.selectors import TURN_FIELD, turn_current, turn_expected
 from campaign.todo import todo_list_for_viewer, todo_waiting_for
@@ -117,6 +117,9 @@ def _control(act: Control) -> Callable[[HttpRequest, str], HttpResponse]:
         try:
             turn = turn_expected(campaign=viewer.campaign, posted=request.POST.get(TURN_FIELD))
             done = act(request, turn, extra)
+        except StaleTurn as e:  # said at the top: the page below is another turn's now
+            context = _page_context(viewer, stale_error=str(e))
+            return render(request, TEMPLATE, context, status=400)
         except ServiceError as e:
             context = _page_context(viewer, control_error=str(e), **extra)
             return render(request, TEMPLATE, context, status=400)
