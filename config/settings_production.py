@@ -11,7 +11,7 @@ import os
 from django.core.exceptions import ImproperlyConfigured
 
 from .settings import *  # noqa: F403
-from .settings import env_bool, env_list
+from .settings import env_bool, env_list, env_proxies
 
 DEBUG = False
 
@@ -30,10 +30,13 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = True
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
-# The proxy appends the client's address to X-Forwarded-For: the login and sign-up limits
-# count per client (accounts.limits), not per proxy. With several web processes, set
-# CACHE_URL too, or each process counts on its own.
+# The proxy appends the client's address to X-Forwarded-For: the login, sign-up and reset
+# limits count per client (accounts.limits), not per proxy. The header is believed only from
+# ACCOUNT_TRUSTED_PROXIES, by default a proxy on this machine (loopback or a Unix socket):
+# a proxy elsewhere must be listed (ACCOUNT_TRUSTED_PROXIES=10.0.0.5), else every client
+# counts as the proxy. With several web processes, set CACHE_URL too, or each counts apart.
 ACCOUNT_CLIENT_IP_HEADER = os.environ.get("ACCOUNT_CLIENT_IP_HEADER") or "X-Forwarded-For"
+ACCOUNT_TRUSTED_PROXIES = env_proxies("ACCOUNT_TRUSTED_PROXIES", "127.0.0.1,::1,unix")
 # HSTS is sticky in browsers: lower SECURE_HSTS_SECONDS while first trying a deployment.
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600)))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True
