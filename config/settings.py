@@ -228,6 +228,8 @@ LANGUAGES = [
     ("it", _("Italian")),
 ]
 LANGUAGE_COOKIE_AGE = 365 * 24 * 3600  # the chosen language outlives the browser session
+LANGUAGE_COOKIE_SAMESITE = "Lax"  # sent when following a link here, never by another site's POST
+LANGUAGE_COOKIE_HTTPONLY = True  # no script reads it (static/js/site.js)
 LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_I18N = True
 TIME_ZONE = "UTC"
