@@ -107,21 +107,28 @@ class AccountForm(_EmailUnique, forms.ModelForm):  # type: ignore[type-arg]
 
 
 class _LoginLimit:
-    """Refuses a login form at once while its client and user name are over the limit of
-    failed logins (`limits.LOGIN`; the failures are counted on Django's `user_login_failed`
-    signal, in `accounts.receivers`)."""
+    """Counts a login before it is tried, per user name (`limits.LOGIN`) and per client
+    address (`limits.LOGIN_ADDRESS`), and refuses it at once when either is over its limit.
+    A successful login gives its count back: only failures count."""
 
     request: Any
     limited = False
 
     def clean(self) -> dict[str, Any]:
-        username = str(self.cleaned_data.get("username") or "")  # type: ignore[attr-defined]
-        if self.request is not None:
-            wait = limits.wait_seconds(self.request, limits.LOGIN, username)
-            if wait:
+        data = self.cleaned_data  # type: ignore[attr-defined]
+        username = str(data.get("username") or "")
+        counted = None
+        if self.request is not None and username and data.get("password"):
+            counted = limits.attempt(
+                limits.per_name(limits.LOGIN, username),
+                limits.per_client(self.request, limits.LOGIN_ADDRESS),
+            )
+            if counted.wait:
                 self.limited = True
-                raise ValidationError(limits.too_many_message(wait), code=TOO_MANY)
-        cleaned: dict[str, Any] = super().clean()  # type: ignore[misc]
+                raise ValidationError(limits.too_many_message(counted.wait), code=TOO_MANY)
+        cleaned: dict[str, Any] = super().clean()  # type: ignore[misc]  # a failure raises
+        if counted is not None:
+            counted.undo()
         return cleaned
 
 

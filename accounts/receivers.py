@@ -1,15 +1,15 @@
-"""What accounts do when Django logs someone in, or refuses to."""
+"""What accounts do when Django logs someone in."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.contrib.auth.signals import user_logged_in, user_login_failed
+from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 from django.http import HttpRequest
 
-from accounts import limits, services
+from accounts import services
 from accounts.middleware import language_remember
 
 
@@ -20,11 +20,3 @@ def language_apply(sender: Any, request: HttpRequest | None, user: User, **kwarg
     language = services.profile_language(user=user)
     if language and request is not None:
         language_remember(request, language)
-
-
-@receiver(user_login_failed, dispatch_uid="accounts.login_failure_count")
-def login_failure_count(
-    sender: Any, credentials: dict[str, Any], request: HttpRequest | None = None, **kwargs: Any
-) -> None:
-    if request is not None:
-        limits.record(request, limits.LOGIN, str(credentials.get("username") or ""))

@@ -41,18 +41,19 @@ def signup_attempt(
     """Sign up from a posted form: the new account (logged in unless it waits for its
     email address), or None and the status to show the form again with (429 over the
     limit: then nothing else is looked at)."""
-    wait = limits.wait_seconds(request, limits.SIGNUP)
-    if wait:
-        form.add_error(None, limits.too_many_message(wait))
+    counted = limits.attempt(limits.per_client(request, limits.SIGNUP))
+    if counted.wait:
+        form.add_error(None, limits.too_many_message(counted.wait))
         return None, TOO_MANY_REQUESTS
     if not form.is_valid():
+        counted.undo()  # only accounts made count
         return None, 400
     try:
         signup = services.account_signup(**form.account_fields(), invitation_token=invitation_token)
     except ServiceError as e:
+        counted.undo()
         form_errors_add(e, form)
         return None, 400
-    limits.record(request, limits.SIGNUP)
     if signup.verifying:
         language_remember(request, form.cleaned_data["language"])
     else:
@@ -184,17 +185,21 @@ class LoginView(auth_views.LoginView):
 
 class PasswordResetView(auth_views.PasswordResetView):
     """Django's password reset; the emailed link is built on SITE_URL. Each request sends an
-    email, so one client may ask only so often (the "reset" limit); over it the form says how
-    long to wait, with 429, and nothing is sent."""
+    email, so one client may ask only so often, and one email address be sent only so many,
+    whoever asks (the "reset" limit, counted both ways); over it the form says how long to
+    wait, with 429, and nothing is sent. The address is counted whether an account has it
+    or not: a 429 tells nothing of who has an account."""
 
     form_class = PasswordResetForm
 
     def form_valid(self, form: Any) -> HttpResponse:
-        wait = limits.wait_seconds(self.request, limits.RESET)
-        if wait:
-            form.add_error(None, limits.too_many_message(wait))
+        counted = limits.attempt(
+            limits.per_name(limits.RESET, form.cleaned_data["email"]),
+            limits.per_client(self.request, limits.RESET),
+        )
+        if counted.wait:
+            form.add_error(None, limits.too_many_message(counted.wait))
             response = self.form_invalid(form)
             response.status_code = TOO_MANY_REQUESTS
             return response
-        limits.record(self.request, limits.RESET)
         return super().form_valid(form)

@@ -7,6 +7,7 @@ the environment (see README) and uses `config.settings_production`.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,21 @@ def env_bool(name: str, default: bool) -> bool:
 def env_list(name: str, default: str = "") -> list[str]:
     """The comma-separated list in environment variable `name`, blanks dropped."""
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def env_proxies(name: str, default: str = "") -> list[str]:
+    """The proxies in environment variable `name` (unset or empty: `default`): addresses or
+    networks (`10.0.0.0/8`), or `unix` for a Unix socket; anything else is an error."""
+    proxies = env_list(name) or [item.strip() for item in default.split(",") if item.strip()]
+    for proxy in proxies:
+        try:
+            if proxy != "unix":
+                ipaddress.ip_network(proxy, strict=False)
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name}: {proxy!r} is not an address, a network (10.0.0.0/8) or 'unix'."
+            ) from None
+    return proxies
 
 
 def env_int(name: str, default: int) -> int:
@@ -176,12 +192,18 @@ LOGIN_REDIRECT_URL = "/"
 # Accounts (the `accounts` app). With verification on, a new account is inactive until the
 # link emailed to its address is followed (valid PASSWORD_RESET_TIMEOUT, three days).
 ACCOUNT_EMAIL_VERIFICATION = env_bool("ACCOUNT_EMAIL_VERIFICATION", False)
-# Attempts per window (seconds) and client: failed logins per address and user name, sign-ups
-# per address. Over the limit the form answers 429 until the window ends.
+# Attempts per window (seconds), counted in the cache (accounts.limits): failed logins per
+# user name ("login", whoever tries) and per client address whatever the user name
+# ("login_address"), sign-ups per address, reset emails per address and per email address.
+# Over the limit the form answers 429 until the window ends.
 ACCOUNT_RATE_LIMITS = {
     "login": {
         "attempts": env_int("ACCOUNT_LOGIN_ATTEMPTS", 10),
         "window": env_int("ACCOUNT_LOGIN_WINDOW", 15 * 60),
+    },
+    "login_address": {
+        "attempts": env_int("ACCOUNT_LOGIN_ADDRESS_ATTEMPTS", 20),
+        "window": env_int("ACCOUNT_LOGIN_ADDRESS_WINDOW", 15 * 60),
     },
     "signup": {
         "attempts": env_int("ACCOUNT_SIGNUP_ATTEMPTS", 5),
@@ -193,8 +215,11 @@ ACCOUNT_RATE_LIMITS = {
     },
 }
 # Behind a proxy every request comes from the proxy's address: name the header in which it
-# passes the client's (X-Real-IP, or X-Forwarded-For, of which the last address is taken).
+# passes the client's (X-Forwarded-For, read from the right past the trusted proxies, or
+# X-Real-IP), and list the proxies trusted to write it (addresses, networks, `unix` for a
+# Unix socket). From any other REMOTE_ADDR the header is ignored: a client could write it.
 ACCOUNT_CLIENT_IP_HEADER = os.environ.get("ACCOUNT_CLIENT_IP_HEADER", "")
+ACCOUNT_TRUSTED_PROXIES = env_proxies("ACCOUNT_TRUSTED_PROXIES")
 
 # Internationalization
 LANGUAGE_CODE = "en"
@@ -203,6 +228,8 @@ LANGUAGES = [
     ("it", _("Italian")),
 ]
 LANGUAGE_COOKIE_AGE = 365 * 24 * 3600  # the chosen language outlives the browser session
+LANGUAGE_COOKIE_SAMESITE = "Lax"  # sent when following a link here, never by another site's POST
+LANGUAGE_COOKIE_HTTPONLY = True  # no script reads it (static/js/site.js)
 LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_I18N = True
 TIME_ZONE = "UTC"
