@@ -57,6 +57,11 @@ def battle_audit_list(*, battle: Battle) -> list[AuditRow]:
         "auto-resolve-deadline": _(
             "The tactical engine fought the battle at the battles deadline."
         ),
+        "amended": _("The game master amended the result."),
+        "amended-engine": _(
+            "The tactical engine fought the battle again after the game master amended an "
+            "earlier turn."
+        ),
     }
     clock = _("the campaign clock")  # actions no one took: the deadline check did
     return [

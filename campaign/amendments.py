@@ -1,16 +1,18 @@
 """An amendment's consequences as people read them: the changes of a branch
 (`campaign.turns.branch_diff`, JSON data) filtered for one side under fog of war, and told
-in sentences, for the amendment's page and the players' notices."""
+in sentences, for the amendment's page and the players' notices; and the sentences telling
+the GM who will read what he corrects and why (`campaign.fog.amendment_readers` decides it)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils.text import get_text_list
 from django.utils.translation import gettext as _
 
 from campaign import labels
-from campaign.models import Amendment
+from campaign.models import Amendment, Campaign, Side
 
 
 def diff_for_side(
@@ -166,3 +168,53 @@ def amendment_title(a: Amendment, players: Mapping[str, str] | None = None) -> s
     if a.kind == Amendment.Kind.OPTIONS:
         return _("The campaign options in force on turn %(turn)s") % {"turn": a.turn_number}
     return _("Back to the start of turn %(turn)s") % {"turn": a.turn_number}
+
+
+def _and(items: Sequence[str]) -> str:
+    return get_text_list(list(items), _("and"))
+
+
+def _side_players(campaign: Campaign, sides: Sequence[str] | None, pattern: str) -> list[str]:
+    """Each of `sides` (None: every side) named with its players by `pattern` (%(side)s,
+    %(players)s), in the sides' order; a side with no player by its name alone."""
+    out = []
+    for side in Side.objects.filter(campaign=campaign).prefetch_related("players"):
+        if sides is None or side.key in sides:
+            players = _and([p.name for p in side.players.all()])
+            out.append(pattern % {"side": side.name, "players": players} if players else side.name)
+    return out
+
+
+def _open_to_all(campaign: Campaign) -> str:
+    if campaign.ended:
+        return _(
+            "The campaign has ended: every player and observer reads what you correct and why."
+        )
+    if not campaign.fog_of_war:
+        return _("Fog of war is off: every player and observer reads what you correct and why.")
+    return ""
+
+
+def readers_of_result(campaign: Campaign, sides: Sequence[str]) -> str:
+    """For the GM amending a battle's result: who will read what he corrects and why."""
+    if everyone := _open_to_all(campaign):
+        return everyone
+    who = _and(_side_players(campaign, sides, _("%(side)s (%(players)s)")))
+    return _(
+        "The players who saw this battle, %(who)s, read what you correct and why, and so do "
+        "the observers who follow them; the other players and observers read only that the "
+        "game master amended an earlier turn."
+    ) % {"who": who}
+
+
+def readers_of_turn(campaign: Campaign) -> str:
+    """For the GM amending a turn: who will read what he corrects and why, for each kind."""
+    if everyone := _open_to_all(campaign):
+        return everyone
+    sides = "; ".join(_side_players(campaign, None, _("%(side)s: %(players)s")))
+    return _(
+        "Who reads what you correct and why: for a rollback or the options in force, every "
+        "player and observer. For a player's orders, only the players of his side and the "
+        "observers who follow them (%(sides)s); the others read only that the game master "
+        "amended an earlier turn."
+    ) % {"sides": sides}

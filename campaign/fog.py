@@ -39,6 +39,12 @@ campaign has ended; under fog of war, the players of the two sides that fight it
 one army at the table, so an ally whose own forces are not in the battle sees it too); an
 observer who follows a player sees what that player's side sees, one who follows no one sees
 no battle. For anyone else the battle does not exist.
+
+**An amendment** (`amendment_readers`): what it corrects and why (its title, the GM's reason,
+its notice) is read as far as the reader's side saw what it amends: a battle's result by
+whoever may see the battle, a player's orders by his side; the options in force and a
+rollback by everyone. The others read only that the game master amended an earlier turn
+(the turns replayed are no secret: every report of them says so).
 """
 
 from __future__ import annotations
@@ -53,7 +59,7 @@ from django.utils.translation import gettext as _
 
 from battles.models import Battle
 from campaign.access import Viewer
-from campaign.models import Campaign, Sighting
+from campaign.models import Amendment, Campaign, Player, Sighting
 from campaign.state_rows import derived
 from rules import CampaignState, Coord, Force
 
@@ -542,3 +548,44 @@ def battle_sides_get(*, campaign: Campaign) -> dict[str, tuple[str, ...]]:
         key: tuple(str(s.get("side")) for s in sides or ())
         for key, sides in Battle.objects.filter(campaign=campaign).values_list("key", "pack__sides")
     }
+
+
+# --- amendments ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AmendmentReaders:
+    """Who reads what an amendment corrects and why: whoever sees the `sides` (see the module
+    text); None: everyone."""
+
+    sides: tuple[str, ...] | None
+
+    def include(self, viewer: Viewer) -> bool:
+        return self.sides is None or sees_sides(viewer, self.sides)
+
+
+def amendment_readers(amendment: Amendment) -> AmendmentReaders:
+    """The sides that saw what `amendment` corrects: a battle's two sides, a player's side;
+    everyone for the options in force and a rollback. A battle is read as the amendment's
+    preview recorded it: a later amendment may have given its key to another battle, or
+    deleted its row."""
+    if amendment.kind == Amendment.Kind.RESULT:
+        for turn in (amendment.preview or {}).get("diff", []):
+            for pair in turn.get("battles", []):
+                if pair.get("battle") != amendment.target:
+                    continue
+                for v in (pair.get("old"), pair.get("new")):
+                    if v is not None:
+                        return AmendmentReaders(tuple(str(s) for s in v.get("sides", [])))
+        battle = Battle.objects.filter(
+            campaign_id=amendment.campaign_id, key=amendment.target
+        ).first()
+        return AmendmentReaders(battle_sides(battle) if battle is not None else ())
+    if amendment.kind == Amendment.Kind.ORDERS:
+        side = (
+            Player.objects.filter(campaign_id=amendment.campaign_id, key=amendment.target)
+            .values_list("side__key", flat=True)
+            .first()
+        )
+        return AmendmentReaders((side,) if side else ())
+    return AmendmentReaders(None)

@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from battles.models import Battle
 from campaign.access import Viewer
 from campaign.amendments import amendment_title, diff_for_side, diff_lines
+from campaign.fog import amendment_readers
 from campaign.models import (
     Amendment,
     Campaign,
@@ -403,7 +404,9 @@ def notify_turn_resolved(*, turn_id: int) -> list[Notification]:
 def notify_amended(*, amendment_id: int) -> list[Notification]:
     """Tell every player of the campaign that the GM amended a past turn: what, why, and what
     changed for him (under fog of war: his side's forces and holdings, the battles it
-    fought). Observers get the whole list unless fog of war is on."""
+    fought). Observers get the whole list unless fog of war is on. What and why only to those
+    who saw what it corrects (`campaign.fog.amendment_readers`); the others read that the
+    game master amended an earlier turn."""
     a = Amendment.objects.select_related("campaign").filter(pk=amendment_id).first()
     if a is None or a.status != Amendment.Status.COMMITTED:
         return []
@@ -414,8 +417,10 @@ def notify_amended(*, amendment_id: int) -> list[Notification]:
     diff = (a.preview or {}).get("diff", [])
     players = {p.key: p.name for p in campaign.players.all()}
     url = _absolute(reverse("campaign:map", args=[campaign.slug]))
+    readers = amendment_readers(a)
     sent = []
     for m in _members(campaign, roles=[Membership.Role.PLAYER, Membership.Role.OBSERVER]):
+        shown = readers.include(Viewer(campaign, m.user, m.role, m.player))
         mine = diff
         if campaign.fog_of_war or m.role == Membership.Role.PLAYER:
             if m.player is None:
@@ -436,7 +441,8 @@ def notify_amended(*, amendment_id: int) -> list[Notification]:
                     {
                         "campaign": campaign,
                         "amendment": a,
-                        "what": amendment_title(a, players),
+                        "what": amendment_title(a, players) if shown else "",
+                        "shown": shown,
                         "user": m.user,
                         "changes": diff_lines(mine, players),
                         "open_turn": (a.preview or {}).get("open_turn"),

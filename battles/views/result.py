@@ -41,7 +41,9 @@ from battles.roster import COUNTS, Roster, battle_roster_get
 from battles.selectors import battle_audit_list, battle_photos_list
 from battles.views.odds import odds_context
 from campaign.access import HtmxHttpRequest, NotAllowed, Viewer, campaign_viewer
+from campaign.amendments import readers_of_result
 from campaign.errors import ServiceError
+from campaign.fog import battle_sides
 from campaign.selectors import user_label
 
 TEMPLATE = "battles/result.html"
@@ -449,4 +451,8 @@ def _context(
             "amend": reverse("campaign:amend-result", args=[campaign.slug, battle.key]),
         },
         "oob": False,
+        # who reads the GM's reason (and what he corrects): the sides that saw the battle
+        "amend_readers": readers_of_result(campaign, battle_sides(battle))
+        if rights.can_amend
+        else "",
     }

@@ -19,6 +19,7 @@ from battles.models import Battle
 from battles.selectors import battle_items_for_inbox
 from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer, require_gm
 from campaign.amendments import amendment_title
+from campaign.fog import amendment_readers
 from campaign.models import Amendment, Turn
 from campaign.reports.ending import ending_get
 from campaign.reports.inbox import inbox_get
@@ -148,8 +149,10 @@ def _report_context(request: HttpRequest, viewer: Viewer, turn: Turn) -> dict[st
 
 def _amendments_of(viewer: Viewer, turn: Turn) -> list[dict[str, Any]]:
     """The committed amendments that made this turn what it is: one of it or of an earlier
-    turn that replayed it, or a rollback to its start. Everyone reads what and why (the
-    players had it in their notice); what changed is the GM's, or each player's notice."""
+    turn that replayed it, or a rollback to its start. What and why is read as far as the
+    viewer's side saw what it corrects (`campaign.fog.amendment_readers`, as in his notice);
+    the others read only that the game master amended an earlier turn. What changed is the
+    GM's page, or each player's notice."""
     names = {p.key: p.name for p in viewer.campaign.players.all()}
     out = []
     for a in Amendment.objects.filter(
@@ -161,7 +164,10 @@ def _amendments_of(viewer: Viewer, turn: Turn) -> list[dict[str, Any]]:
                 continue
         elif turn.number > last:
             continue
-        out.append({"a": a, "title": amendment_title(a, names)})
+        if amendment_readers(a).include(viewer):
+            out.append({"a": a, "title": amendment_title(a, names), "shown": True})
+        else:  # its date and turn only (the turns it replayed are no secret), not its number
+            out.append({"a": a, "title": "", "shown": False})
     return out
 
 

@@ -23,7 +23,7 @@ from battles.roster import battle_roster_get
 from battles.views.result import result_page_checked, result_preview
 from campaign import adapters
 from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer, require_gm
-from campaign.amendments import amendment_title, diff_lines
+from campaign.amendments import amendment_title, diff_lines, readers_of_turn
 from campaign.errors import ServiceError
 from campaign.labels import battle_number
 from campaign.models import Amendment, AuditEntry, LineArchive, Side, Turn, TurnResolution
@@ -208,6 +208,7 @@ def amend_turn(request: HttpRequest, slug: str, number: int) -> HttpResponse:
         "refusal": refusal,
         "players": players,
         "chosen": chosen,
+        "readers": readers_of_turn(viewer.campaign),
     }
     return render(request, "campaign/amend_turn.html", context, status=status)
 

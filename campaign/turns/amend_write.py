@@ -189,7 +189,15 @@ def _battles_write(
     Battle.objects.bulk_create(new)  # a fixed number of queries, however many battles
     Battle.objects.bulk_update(changed, BATTLE_FIELDS, batch_size=200)
     BattleAudit.objects.bulk_create(
-        BattleAudit(battle=row, user=user, action=action, note=note, data=data)
+        # the reason only on the amended battle: another's sides may not have seen what the
+        # amendment corrects (campaign.fog.amendment_readers)
+        BattleAudit(
+            battle=row,
+            user=user,
+            action=action,
+            note=note if action == "amended" else "",
+            data=data,
+        )
         for row, action, data in audits
     )
 

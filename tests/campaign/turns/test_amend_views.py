@@ -94,15 +94,26 @@ def test_a_result_amendment_from_the_battle_s_page_discarded(resolved):
 
 
 def test_the_report_of_an_amended_turn_says_so_to_everyone(resolved):
+    """The battle's sides read what was amended and why; an observer who follows no one sees
+    no battle under fog of war, and reads only that the game master amended an earlier turn."""
     battle = Battle.objects.get(campaign=resolved.campaign, key="t1-b1")
     form = {f"u-{u['unit_id']}-killed": "1" for u in battle.result["units"]}
     form |= {"outcome": "stalemate", "reason": "One figure each, as agreed."}
     gm = resolved.client("gm")
+    page = gm.get(reverse("battles:result", args=["incursion", "t1-b1"])).content.decode()
+    hint = (
+        "The players who saw this battle, Defenders (The March of Ashbury) and Raiders "
+        "(The Grey Fell Clans), read"
+    )
+    assert hint in page
     gm.post(reverse("campaign:amend-result", args=["incursion", "t1-b1"]), form)
     gm.post(_url("amendment-commit", 1))
-    for who in ("side_a", "side_b", "observer"):
+    for who in ("side_a", "side_b"):
         page = resolved.client(who).get(_url("report", 1)).content.decode()
         assert "This turn was played again after amendment 1" in page, who
         assert "One figure each, as agreed." in page
         assert _url("amendment", 1) not in page  # what changed is the GM's page
+    page = resolved.client("observer").get(_url("report", 1)).content.decode()
+    assert "the game master amended an earlier turn (turn 1)." in page
+    assert "amendment 1" not in page and "One figure each" not in page and "t1-b1" not in page
     assert _url("amendment", 1) in gm.get(_url("report", 1)).content.decode()
