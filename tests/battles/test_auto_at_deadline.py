@@ -30,7 +30,7 @@ from campaign.turns.services import (
 from campaign.turns.tasks import deadlines_check_task
 from rules.dice import SeededDice, derive_seed
 from rules.tactical import battle_input_from_state, fight
-from tests.battles.conftest import result_url
+from tests.battles.conftest import result_url, stamped, version
 
 pytestmark = pytest.mark.django_db
 
@@ -44,10 +44,13 @@ def refresh(battle: Battle) -> Battle:
 def _mark(cast, battle: Battle, *, auto: bool = True) -> None:
     response = cast.client("gm").post(
         result_url(battle, "resolver"),
-        {
-            "resolver": "tabletop",
-            **({"auto_at_deadline": "on"} if auto else {}),
-        },
+        stamped(
+            battle,
+            {
+                "resolver": "tabletop",
+                **({"auto_at_deadline": "on"} if auto else {}),
+            },
+        ),
     )
     assert response.status_code == 302
     assert refresh(battle).auto_at_deadline is auto
@@ -118,6 +121,7 @@ def test_an_entered_result_or_an_unmarked_battle_waits(cast, battle):
     battle_result_enter(
         campaign=cast.campaign,
         battle=battle,
+        version=version(battle),
         user=cast.users["side_b"],
         data=STALEMATE,
     )
@@ -199,6 +203,7 @@ def test_a_battle_settled_meanwhile_is_left_alone(cast, battle):
     battle_result_override(
         campaign=cast.campaign,
         battle=battle,
+        version=version(battle),
         user=cast.users["gm"],
         note="fought on the table after all",
         data=STALEMATE,
