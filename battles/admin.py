@@ -36,6 +36,13 @@ class BattleAdmin(ModelAdmin[Battle]):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # battles come from contacts in Phases 0–2
 
+    def save_model(self, request: HttpRequest, obj: Battle, form: Any, change: bool) -> None:
+        """A result changed here is a new version of it: a result page open on the battle
+        refuses its forms (`battles.stale`)."""
+        if change and form.changed_data:
+            obj.result_changed()
+        super().save_model(request, obj, form, change)
+
     @admin.display(description=_("turn"), ordering="turn__number")
     def turn_number(self, obj: Battle) -> int:
         return obj.turn.number

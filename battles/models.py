@@ -63,6 +63,10 @@ class Battle(models.Model):
     # and rosters: `odds_pack_hash` is the hash they were computed for
     odds = models.JSONField(_("odds"), null=True, blank=True)
     odds_pack_hash = models.CharField(max_length=64, blank=True)
+    # one more at every change of the result or of its entry (`result_changed`): a form of the
+    # result page names the version it was rendered from, and a service refuses another
+    # (`battles.stale`). Not exported: an imported battle starts again at 0.
+    result_version = models.PositiveIntegerField(_("version of the result"), default=0)
 
     class Meta:
         ordering = ["campaign", "turn__number", "contact_order"]
@@ -77,6 +81,14 @@ class Battle(models.Model):
     def label(self) -> str:
         """The battle as people number it, after the word "battle": "1 of turn 3"."""
         return battle_number(self.key)
+
+    def result_changed(self, *fields: str) -> list[str]:
+        """The result or its entry changed (entered, confirmed, disputed, settled, fought by
+        the engine, amended, its resolver chosen): the version goes up one. Returns `fields`
+        with the version, to save (`update_fields`, `bulk_update`). The caller holds the row
+        locked, or writes it in the transaction that locked the campaign's turns."""
+        self.result_version += 1
+        return [*fields, "result_version"]
 
 
 MAX_PHOTO_BYTES = 10 * 1024 * 1024

@@ -15,8 +15,11 @@ battle (`Battle.status`), so an entered or disputed one holds up the turn. Every
 appended to the battle's audit log. Each service is given the campaign the request came
 through, and refuses a battle of another one. When the last battle of a turn is settled the
 turn is told (`campaign.signals.battles_settled`); the turn's state machine goes on from
-there. Refusals are `ServiceError`s; an entry's mistakes are keyed by the entry's fields
-(`battles.entry.battle_result_check`), so the result form shows each beside its field.
+there. Refusals are `ServiceError`s (`battles.refusals`); an entry's mistakes are keyed by
+the entry's fields (`battles.entry.battle_result_check`), so the result form shows each beside
+its field. Each action of the result page is given the version of the result its form was
+built on, and refuses another (`battles.stale.StaleResult`): every change of the result or
+its entry raises the version (`Battle.result_changed`).
 """
 
 from __future__ import annotations
@@ -44,11 +47,17 @@ from battles.models import (
     WhatIfOdds,
     photo_type,
 )
-from battles.rights import BattleRights, battle_rights_for_viewer
+from battles.refusals import (
+    BattleRefused,
+    refuse_settled,
+    require_other_side,
+    require_waiting,
+    rights_asking,
+)
 from battles.roster import battle_roster_get
 from battles.selectors import battle_odds_hash, battle_odds_input, what_if_hash
+from battles.stale import result_expected
 from campaign import adapters
-from campaign.access import viewer_for
 from campaign.errors import ServiceError
 from campaign.models import AuditEntry, Campaign, Turn
 from campaign.signals import battles_settled
@@ -91,26 +100,7 @@ class InvalidBattleResult(ServiceError):
     """A result the rules refuse for the battle (`battle_result_record`)."""
 
 
-class BattleRefused(ServiceError):
-    """What the battle's state, or the user's part in it, does not allow; says why."""
-
-
-# --- checking an entry -----------------------------------------------------------------------
-
-
 # --- who is asking ---------------------------------------------------------------------------
-
-
-def _rights(campaign: Campaign, battle: Battle, user: User) -> BattleRights:
-    if battle.campaign_id != campaign.pk:
-        raise BattleRefused(
-            _("Battle %(battle)s belongs to another campaign: it cannot be changed from this one.")
-            % {"battle": battle.label}
-        )
-    viewer = viewer_for(user=user, campaign=campaign)
-    if viewer is None:
-        raise BattleRefused(_("Only members of the campaign can act on its battles."))
-    return battle_rights_for_viewer(battle=battle, viewer=viewer)
 
 
 def _locked(battle: Battle) -> Battle:
@@ -119,48 +109,6 @@ def _locked(battle: Battle) -> Battle:
         .select_related("campaign", "turn")
         .get(pk=battle.pk)
     )
-
-
-def _require_waiting(battle: Battle) -> None:
-    if not battle.turn.waiting_for_battles:
-        raise BattleRefused(
-            _(
-                "Battle %(battle)s belongs to turn %(turn)s, which no longer waits for battle "
-                "results: its result can no longer change."
-            )
-            % {"battle": battle.label, "turn": battle.turn.number}
-        )
-
-
-def _refuse_settled(battle: Battle, rights: BattleRights) -> None:
-    """A player may not change a result once confirmed, disputed or settled; the GM then
-    overrides it (with a note) rather than entering it again."""
-    values = {"battle": battle.label}
-    if battle.entry == Battle.Entry.CONFIRMED:
-        if rights.is_gm:
-            raise BattleRefused(
-                _(
-                    "Both sides have confirmed the result of battle %(battle)s: to change it, "
-                    "override it with a note."
-                )
-                % values
-            )
-        raise BattleRefused(
-            _(
-                "Both sides have confirmed the result of battle %(battle)s: only the game "
-                "master can change it now."
-            )
-            % values
-        )
-    if battle.entry == Battle.Entry.DISPUTED:
-        raise BattleRefused(
-            _("The result of battle %(battle)s is disputed: the game master settles it.") % values
-        )
-    if battle.entry == Battle.Entry.OVERRIDDEN:
-        raise BattleRefused(
-            _("The game master has settled the result of battle %(battle)s: only he can change it.")
-            % values
-        )
 
 
 def _audit(
@@ -228,22 +176,30 @@ def battle_result_record(
     battle.resolver = resolver
     battle.status = Battle.Status.RESOLVED
     battle.resolved_at = timezone.now()
-    battle.save(update_fields=["result", "resolver", "status", "resolved_at"])
+    battle.save(update_fields=battle.result_changed("result", "resolver", "status", "resolved_at"))
     return battle
 
 
 @transaction.atomic
 def battle_resolver_set(
-    *, campaign: Campaign, battle: Battle, user: User, resolver: str, auto_at_deadline: bool = False
+    *,
+    campaign: Campaign,
+    battle: Battle,
+    user: User,
+    version: object,
+    resolver: str,
+    auto_at_deadline: bool = False,
 ) -> Battle:
     """The GM chooses how the battle is resolved: on the tabletop (the result entered by
     hand) or by the tactical engine; and whether the engine fights it at the turn's battles
-    deadline if no result has been entered by then (`battles_auto_resolve_due`)."""
+    deadline if no result has been entered by then (`battles_auto_resolve_due`). `version`,
+    here and below: the version of the result the form was built on (`battles.stale`)."""
     battle = _locked(battle)
-    rights = _rights(campaign, battle, user)
+    rights = rights_asking(campaign, battle, user)
     if not rights.is_gm:
         raise BattleRefused(_("Only the game master chooses how a battle is resolved."))
-    _require_waiting(battle)
+    result_expected(battle=battle, posted=version)
+    require_waiting(battle)
     if battle.entry in (Battle.Entry.CONFIRMED, Battle.Entry.OVERRIDDEN):
         raise BattleRefused(
             _("Battle %(battle)s already has its result.") % {"battle": battle.label}
@@ -252,7 +208,7 @@ def battle_resolver_set(
         raise ServiceError({RESOLVER_FIELD: [_("Choose tabletop or auto-resolve.")]})
     battle.resolver = resolver
     battle.auto_at_deadline = auto_at_deadline
-    battle.save(update_fields=["resolver", "auto_at_deadline"])
+    battle.save(update_fields=battle.result_changed("resolver", "auto_at_deadline"))
     _audit(
         battle,
         user,
@@ -263,17 +219,20 @@ def battle_resolver_set(
 
 
 @transaction.atomic
-def battle_auto_resolve(*, campaign: Campaign, battle: Battle, user: User) -> Battle:
+def battle_auto_resolve(
+    *, campaign: Campaign, battle: Battle, user: User, version: object
+) -> Battle:
     """The GM has the tactical engine fight the battle now. Its dice are the turn's seed
     derived for this battle, so the same turn gives the same result. The result is checked
     like a tabletop entry and needs no confirmation: the battle is resolved, the engine's
     roll ledger goes to the audit log, and once every battle of the turn is, Phases 4–8 are
     queued."""
     battle = _locked(battle)
-    rights = _rights(campaign, battle, user)
+    rights = rights_asking(campaign, battle, user)
     if not rights.is_gm:
         raise BattleRefused(_("Only the game master can auto-resolve a battle."))
-    _require_waiting(battle)
+    result_expected(battle=battle, posted=version)
+    require_waiting(battle)
     return _auto_resolve(battle, user, "auto-resolve")
 
 
@@ -309,7 +268,9 @@ def _auto_resolve(battle: Battle, user: User | None, action: str, note: str = ""
     battle.entered_by = user
     battle.entered_at = timezone.now()
     battle.confirmed_by = None
-    battle.save(update_fields=["entry", "entered_by", "entered_at", "confirmed_by"])
+    battle.save(
+        update_fields=battle.result_changed("entry", "entered_by", "entered_at", "confirmed_by")
+    )
     _audit(
         battle,
         user,
@@ -356,7 +317,7 @@ def battles_auto_resolve_due(*, now: datetime) -> list[Battle]:
                 locked = _locked(battle)
                 if locked.entry != Battle.Entry.NONE or not locked.auto_at_deadline:
                     continue  # a result came in meanwhile: it goes the usual way
-                _require_waiting(locked)
+                require_waiting(locked)
                 fought.append(
                     _auto_resolve(
                         locked,
@@ -376,6 +337,7 @@ def battle_result_enter(
     campaign: Campaign,
     battle: Battle,
     user: User,
+    version: object,
     data: Mapping[str, Any],
     report_text: str = "",
 ) -> Battle:
@@ -383,7 +345,7 @@ def battle_result_enter(
     other side (either side, if the GM entered it) to confirm or dispute it. Until then it
     may be entered again; once confirmed, disputed or settled, only the GM changes it."""
     battle = _locked(battle)
-    rights = _rights(campaign, battle, user)
+    rights = rights_asking(campaign, battle, user)
     if not (rights.is_gm or rights.side):
         raise BattleRefused(
             _(
@@ -392,8 +354,9 @@ def battle_result_enter(
             )
             % {"battle": battle.label}
         )
-    _require_waiting(battle)
-    _refuse_settled(battle, rights)
+    result_expected(battle=battle, posted=version)
+    require_waiting(battle)
+    refuse_settled(battle, rights)
     check = battle_result_check(roster=battle_roster_get(battle=battle), data=data)
     if not check.ok:
         raise check.refusal()
@@ -404,64 +367,47 @@ def battle_result_enter(
     battle.confirmed_by = None
     battle.report_text = report_text.strip()
     battle.save(
-        update_fields=["result", "entry", "entered_by", "entered_at", "confirmed_by", "report_text"]
+        update_fields=battle.result_changed(
+            "result", "entry", "entered_by", "entered_at", "confirmed_by", "report_text"
+        )
     )
     side = None if rights.is_gm else rights.side
     _audit(battle, user, "entered", data={"side": side, "result": check.data})
     return battle
 
 
-def _require_other_side(battle: Battle, rights: BattleRights) -> None:
-    """Confirming and disputing: a player of the battle, of the side that did not enter it."""
-    values = {"battle": battle.label}
-    if battle.entry != Battle.Entry.ENTERED:
-        if battle.entry == Battle.Entry.NONE:
-            raise BattleRefused(_("No result of battle %(battle)s has been entered yet.") % values)
-        _refuse_settled(battle, rights)
-    if rights.side is None:
-        if rights.is_gm:
-            raise BattleRefused(
-                _(
-                    "The players of the battle confirm or dispute its result; as game master "
-                    "you settle it with an override."
-                )
-            )
-        raise BattleRefused(
-            _("Only a player who fought battle %(battle)s confirms or disputes its result.")
-            % values
-        )
-    if rights.side == rights.entered_side:
-        raise BattleRefused(
-            _("Your side entered this result: a player of the other side confirms or disputes it.")
-        )
-
-
 @transaction.atomic
-def battle_result_confirm(*, campaign: Campaign, battle: Battle, user: User) -> Battle:
-    """A player of the other side confirms the entered result: the battle is resolved, and
-    once every battle of the turn is, Phases 4–8 are queued."""
+def battle_result_confirm(
+    *, campaign: Campaign, battle: Battle, user: User, version: object
+) -> Battle:
+    """A player of the other side confirms the entered result, the one he read (`version`):
+    the battle is resolved, and once every battle of the turn is, Phases 4–8 are queued."""
     battle = _locked(battle)
-    rights = _rights(campaign, battle, user)
-    _require_waiting(battle)
-    _require_other_side(battle, rights)
+    rights = rights_asking(campaign, battle, user)
+    result_expected(battle=battle, posted=version)
+    require_waiting(battle)
+    require_other_side(battle, rights)
     battle_result_record(battle=battle, data=battle.result or {}, resolver=Battle.Resolver.TABLETOP)
     battle.refresh_from_db()
     battle.entry = Battle.Entry.CONFIRMED
     battle.confirmed_by = user
-    battle.save(update_fields=["entry", "confirmed_by"])
+    battle.save(update_fields=battle.result_changed("entry", "confirmed_by"))
     _audit(battle, user, "confirmed", data={"side": rights.side})
     _settled_announce(battle.turn)
     return battle
 
 
 @transaction.atomic
-def battle_result_dispute(*, campaign: Campaign, battle: Battle, user: User, note: str) -> Battle:
+def battle_result_dispute(
+    *, campaign: Campaign, battle: Battle, user: User, version: object, note: str
+) -> Battle:
     """A player of the other side disputes the entered result, saying why: the turn waits
     until the GM settles it (it shows in his inbox)."""
     battle = _locked(battle)
-    rights = _rights(campaign, battle, user)
-    _require_waiting(battle)
-    _require_other_side(battle, rights)
+    rights = rights_asking(campaign, battle, user)
+    result_expected(battle=battle, posted=version)
+    require_waiting(battle)
+    require_other_side(battle, rights)
     note = (note or "").strip()
     if not note:
         raise ServiceError(
@@ -469,7 +415,7 @@ def battle_result_dispute(*, campaign: Campaign, battle: Battle, user: User, not
         )
     battle.entry = Battle.Entry.DISPUTED
     battle.dispute_note = note
-    battle.save(update_fields=["entry", "dispute_note"])
+    battle.save(update_fields=battle.result_changed("entry", "dispute_note"))
     _audit(battle, user, "disputed", note=note, data={"side": rights.side})
     return battle
 
@@ -480,6 +426,7 @@ def battle_result_override(
     campaign: Campaign,
     battle: Battle,
     user: User,
+    version: object,
     note: str,
     data: Mapping[str, Any] | None = None,
     report_text: str | None = None,
@@ -488,10 +435,11 @@ def battle_result_override(
     the given result, or the entered one when none is given. The battle is resolved, and once
     every battle of the turn is, Phases 4–8 are queued."""
     battle = _locked(battle)
-    rights = _rights(campaign, battle, user)
+    rights = rights_asking(campaign, battle, user)
     if not rights.is_gm:
         raise BattleRefused(_("Only the game master can override a battle's result."))
-    _require_waiting(battle)
+    result_expected(battle=battle, posted=version)
+    require_waiting(battle)
     note = (note or "").strip()
     if not note:
         raise ServiceError(
@@ -515,7 +463,7 @@ def battle_result_override(
     if report_text is not None:
         battle.report_text = report_text.strip()
         fields.append("report_text")
-    battle.save(update_fields=fields)
+    battle.save(update_fields=battle.result_changed(*fields))
     logged = {"result": check.data, "previous": previous}
     _audit(battle, user, "overridden", note=note, data=logged)
     changes = {"battle": battle.key, **logged}  # the campaign's audit log too
@@ -533,7 +481,7 @@ def battle_photo_add(
     """A player of the battle or the GM adds a photo of it (JPEG, PNG or GIF, at most
     10 MB). It is stored under a new name; the uploaded name is not kept."""
     battle = _locked(battle)
-    rights = _rights(campaign, battle, user)
+    rights = rights_asking(campaign, battle, user)
     if not rights.can_add_photo:
         raise BattleRefused(
             _("Only the players who fought battle %(battle)s, or the game master, add photos.")

@@ -10,6 +10,11 @@ action has its own POST view, under `<key>/result/<action>/`:
   `auto` (GM: the tactical engine fights it now), `photo`: a service call; a redirect back on
   success, the page with the errors (400) or the refusal (409) otherwise.
 
+Each of these forms but the photo's carries the version of the result it was rendered from
+(`battles.stale`): a form built on a result that has changed since is refused (409) with the
+page as it is now and what changed, before anything it holds is read. The live check only
+says that the result has changed, and offers to reload.
+
 Photos are served by `result-photo` after the same access check as the page: the media URL of
 an upload is never shown.
 """
@@ -39,6 +44,14 @@ from battles.packs import battle_get_for_viewer
 from battles.rights import BattleRights, battle_rights_for_viewer
 from battles.roster import COUNTS, Roster, battle_roster_get
 from battles.selectors import battle_audit_list, battle_photos_list
+from battles.stale import (
+    VERSION_FIELD,
+    StaleResult,
+    result_expected,
+    result_moved_message,
+    result_moved_notice,
+    result_version_posted,
+)
 from battles.views.odds import odds_context
 from campaign.access import HtmxHttpRequest, NotAllowed, Viewer, campaign_viewer
 from campaign.amendments import readers_of_result
@@ -115,15 +128,27 @@ def _entry(request: HtmxHttpRequest, slug: str, key: str, action: str) -> HttpRe
         "enter": rights.can_enter,
         "override": rights.can_override,
     }[action]
-    if not allowed:
-        raise NotAllowed(_("You cannot enter or change the result of this battle now."))
+    refusal = _("You cannot enter or change the result of this battle now.")
+    posted = request.POST.get(VERSION_FIELD)
+    if action == "preview" and not allowed:
+        raise NotAllowed(refusal)
+    if action != "preview":  # the live check changes nothing: it only says what changed
+        try:
+            _version_checked(request, battle, allowed, refusal)
+        except StaleResult as e:
+            return _again(request, viewer, battle, {"refusal": str(e)}, 409)
     form = BattleResultForm(request.POST, roster=roster)
     form.is_valid()  # the typed values that parse are used; the others are errors
     data = form.result_data()
     check = battle_result_check(roster=roster, data=data)
+    # what was typed is shown again with the version it was built on, not the stored one
+    read = result_version_posted(posted)
+    version = {"version": "" if read is None else read}
     if action == "preview" or form.errors:
         form.add_service_errors(check.errors)
-        context = _context(viewer, battle, rights, roster, form, check)
+        context = _context(viewer, battle, rights, roster, form, check) | version
+        if read != battle.result_version:
+            context["stale"] = result_moved_notice(battle=battle)
         if action == "preview" and request.htmx:
             return render(request, f"{TEMPLATE}#live", {**context, "oob": True})
         return render(request, TEMPLATE, context, status=200 if action == "preview" else 400)
@@ -135,6 +160,7 @@ def _entry(request: HtmxHttpRequest, slug: str, key: str, action: str) -> HttpRe
                 campaign=campaign,
                 battle=battle,
                 user=user,
+                version=posted,
                 note=form.cleaned_data.get("note", ""),
                 data=data,
                 report_text=report_text,
@@ -142,14 +168,21 @@ def _entry(request: HtmxHttpRequest, slug: str, key: str, action: str) -> HttpRe
             done = _("You settled the result of battle %(battle)s; the note is in the audit log.")
         else:
             services.battle_result_enter(
-                campaign=campaign, battle=battle, user=user, data=data, report_text=report_text
+                campaign=campaign,
+                battle=battle,
+                user=user,
+                version=posted,
+                data=data,
+                report_text=report_text,
             )
             done = _(
                 "The result of battle %(battle)s is entered: it now awaits the other side's "
                 "confirmation."
             )
+    except StaleResult as e:  # changed between the check above and the service's lock
+        return _again(request, viewer, battle, {"refusal": str(e)}, 409)
     except ServiceError as e:
-        context = _context(viewer, battle, rights, roster, form, check)
+        context = _context(viewer, battle, rights, roster, form, check) | version
         if _is_entry_error(e):
             form.add_service_errors(e.field_messages)
             return render(request, TEMPLATE, context, status=400)
@@ -192,6 +225,27 @@ class Asked:
     battle: Battle
     rights: BattleRights
     extra: dict[str, Any]
+
+    def version(self, allowed: bool, refusal: str) -> str | None:
+        """The version of the result the form was rendered from (`_version_checked`)."""
+        return _version_checked(self.request, self.battle, allowed, refusal)
+
+
+def _version_checked(
+    request: HttpRequest, battle: Battle, allowed: bool, refusal: str
+) -> str | None:
+    """The version of the result a state-changing form was rendered from (`battles.stale`),
+    checked before the form is read (its service checks it again, under its lock). A form
+    built on an earlier version is refused first, saying what changed: the change is often
+    why its action is no longer `allowed`. Then an action not allowed (`refusal`, 403); then a
+    form that names no version."""
+    posted = request.POST.get(VERSION_FIELD)
+    if result_version_posted(posted) not in (None, battle.result_version):
+        raise StaleResult(result_moved_message(battle=battle))
+    if not allowed:
+        raise NotAllowed(refusal)
+    result_expected(battle=battle, posted=posted)
+    return posted
 
 
 Act = Callable[[Asked], str | None]
@@ -242,29 +296,33 @@ def _valid(form: forms.Form, extra: dict[str, Any], name: str) -> dict[str, Any]
 
 @_action
 def result_confirm(a: Asked) -> str | None:
-    if not a.rights.can_confirm:
-        raise NotAllowed(_("You cannot confirm this result."))
-    services.battle_result_confirm(campaign=a.viewer.campaign, battle=a.battle, user=a.viewer.user)
+    version = a.version(a.rights.can_confirm, _("You cannot confirm this result."))
+    services.battle_result_confirm(
+        campaign=a.viewer.campaign, battle=a.battle, user=a.viewer.user, version=version
+    )
     return _("You confirmed the result of battle %(battle)s.")
 
 
 @_action
 def result_dispute(a: Asked) -> str | None:
-    if not a.rights.can_dispute:
-        raise NotAllowed(_("You cannot dispute this result."))
+    version = a.version(a.rights.can_dispute, _("You cannot dispute this result."))
     data = _valid(DisputeForm(a.request.POST), a.extra, "dispute_form")
     if data is None:
         return None
     services.battle_result_dispute(
-        campaign=a.viewer.campaign, battle=a.battle, user=a.viewer.user, note=data["note"]
+        campaign=a.viewer.campaign,
+        battle=a.battle,
+        user=a.viewer.user,
+        version=version,
+        note=data["note"],
     )
     return _("You disputed the result of battle %(battle)s: the game master settles it.")
 
 
 @_action
 def result_resolver(a: Asked) -> str | None:
-    if not a.rights.is_gm:
-        raise NotAllowed(_("Only the game master chooses how a battle is resolved."))
+    refusal = _("Only the game master chooses how a battle is resolved.")
+    version = a.version(a.rights.is_gm, refusal)
     data = _valid(ResolverForm(a.request.POST), a.extra, "resolver_form")
     if data is None:
         return None
@@ -272,6 +330,7 @@ def result_resolver(a: Asked) -> str | None:
         campaign=a.viewer.campaign,
         battle=a.battle,
         user=a.viewer.user,
+        version=version,
         resolver=data["resolver"],
         auto_at_deadline=data["auto_at_deadline"],
     )
@@ -280,14 +339,17 @@ def result_resolver(a: Asked) -> str | None:
 
 @_action
 def result_auto(a: Asked) -> str | None:
-    if not a.rights.can_set_resolver:
-        raise NotAllowed(_("Only the game master can auto-resolve a battle."))
-    services.battle_auto_resolve(campaign=a.viewer.campaign, battle=a.battle, user=a.viewer.user)
+    refusal = _("Only the game master can auto-resolve a battle.")
+    version = a.version(a.rights.can_set_resolver, refusal)
+    services.battle_auto_resolve(
+        campaign=a.viewer.campaign, battle=a.battle, user=a.viewer.user, version=version
+    )
     return _("The tactical engine fought battle %(battle)s: its result is settled.")
 
 
 @_action
 def result_photo(a: Asked) -> str | None:
+    """A photo leaves the result as it is: it is added whatever version the page showed."""
     if not a.rights.can_add_photo:
         raise NotAllowed(_("Only the players of the battle and the game master add photos."))
     data = _valid(PhotoForm(a.request.POST, a.request.FILES), a.extra, "photo_form")
@@ -455,4 +517,6 @@ def _context(
         "amend_readers": readers_of_result(campaign, battle_sides(battle))
         if rights.can_amend
         else "",
+        "version": battle.result_version,  # what the forms were rendered from (battles.stale)
+        "version_field": VERSION_FIELD,
     }

@@ -185,6 +185,7 @@ def _battles_write(
             row.entered_at = now
         elif how == "amended":
             row.entry = Battle.Entry.OVERRIDDEN
+        row.result_changed()  # a result page open on it refuses its forms (battles.stale)
         (changed if row.pk else new).append(row)
     Battle.objects.bulk_create(new)  # a fixed number of queries, however many battles
     Battle.objects.bulk_update(changed, BATTLE_FIELDS, batch_size=200)
@@ -215,6 +216,7 @@ BATTLE_FIELDS = [
     "entered_by",
     "confirmed_by",
     "entered_at",
+    "result_version",
 ]
 
 

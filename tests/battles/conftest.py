@@ -61,6 +61,18 @@ def result_url(battle: Battle, action: str | None = None) -> str:
     return reverse(name, args=[battle.campaign.slug, battle.key])
 
 
+def version(battle: Battle) -> int:
+    """The version of the battle's result stored now: what its page, rendered now, posts
+    (`battles.stale`)."""
+    return Battle.objects.values_list("result_version", flat=True).get(pk=battle.pk)
+
+
+def stamped(battle: Battle, data: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """`data` as a form of the battle's result page, rendered now, posts it: with the
+    version of the result it was rendered from."""
+    return {**(data or {}), "version": version(battle)}
+
+
 def form_data(
     *,
     units: Mapping[str, Mapping[str, int]] | None = None,

@@ -30,8 +30,8 @@ from campaign.turns.services import (
 from campaign.turns.tasks import deadlines_check_task
 from rules.dice import SeededDice, derive_seed
 from rules.tactical import battle_input_from_state, fight
-from tests.battles.conftest import result_url
-from tests.stamp import stamped
+from tests.battles.conftest import result_url, stamped, version
+from tests.stamp import stamped as turn_stamped
 
 pytestmark = pytest.mark.django_db
 
@@ -45,10 +45,13 @@ def refresh(battle: Battle) -> Battle:
 def _mark(cast, battle: Battle, *, auto: bool = True) -> None:
     response = cast.client("gm").post(
         result_url(battle, "resolver"),
-        {
-            "resolver": "tabletop",
-            **({"auto_at_deadline": "on"} if auto else {}),
-        },
+        stamped(
+            battle,
+            {
+                "resolver": "tabletop",
+                **({"auto_at_deadline": "on"} if auto else {}),
+            },
+        ),
     )
     assert response.status_code == 302
     assert refresh(battle).auto_at_deadline is auto
@@ -119,6 +122,7 @@ def test_an_entered_result_or_an_unmarked_battle_waits(cast, battle):
     battle_result_enter(
         campaign=cast.campaign,
         battle=battle,
+        version=version(battle),
         user=cast.users["side_b"],
         data=STALEMATE,
     )
@@ -155,7 +159,7 @@ def test_the_gm_sets_the_battles_deadline_on_the_overview(cast, battle):
     when = (timezone.now() + timedelta(days=2)).astimezone(timezone.get_fixed_timezone(60))
     response = cast.client("gm").post(
         set_url,
-        stamped(
+        turn_stamped(
             cast.campaign.slug,
             {"deadline": when.strftime("%Y-%m-%dT%H:%M"), "timezone": "Europe/Rome"},
         ),
@@ -174,7 +178,7 @@ def test_the_gm_sets_the_battles_deadline_on_the_overview(cast, battle):
     # a past deadline, or nonsense, is refused with a reason and changes nothing
     for bad in ("2001-01-01T10:00", "tomorrow"):
         response = cast.client("gm").post(
-            set_url, stamped(cast.campaign.slug, {"deadline": bad, "timezone": "Europe/Rome"})
+            set_url, turn_stamped(cast.campaign.slug, {"deadline": bad, "timezone": "Europe/Rome"})
         )
         assert response.status_code == 400
         assert Turn.objects.get(pk=battle.turn_id).battles_deadline == turn.battles_deadline
@@ -183,7 +187,7 @@ def test_the_gm_sets_the_battles_deadline_on_the_overview(cast, battle):
     assert response.status_code == 403
     # cleared by the GM
     response = cast.client("gm").post(
-        set_url, stamped(cast.campaign.slug, {"deadline": "", "timezone": "UTC"})
+        set_url, turn_stamped(cast.campaign.slug, {"deadline": "", "timezone": "UTC"})
     )
     assert response.status_code == 302
     assert Turn.objects.get(pk=battle.turn_id).battles_deadline is None
@@ -204,6 +208,7 @@ def test_a_battle_settled_meanwhile_is_left_alone(cast, battle):
     battle_result_override(
         campaign=cast.campaign,
         battle=battle,
+        version=version(battle),
         user=cast.users["gm"],
         note="fought on the table after all",
         data=STALEMATE,

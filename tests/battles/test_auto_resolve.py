@@ -14,7 +14,7 @@ from battles.services import BattleRefused, battle_auto_resolve
 from campaign.models import Turn, TurnResolution
 from rules.dice import SeededDice, derive_seed
 from rules.tactical import battle_input_from_state, fight
-from tests.battles.conftest import result_url
+from tests.battles.conftest import result_url, stamped, version
 
 
 def refresh(battle: Battle) -> Battle:
@@ -28,7 +28,7 @@ def test_the_auto_result_completes_the_turn_like_a_manual_entry(
     assert "Auto-resolve this battle" in html
     assert "not part of this version yet" not in html
     with django_capture_on_commit_callbacks(execute=True):  # Celery runs eagerly in tests
-        response = cast.client("gm").post(result_url(battle, "auto"))
+        response = cast.client("gm").post(result_url(battle, "auto"), stamped(battle))
     assert response.status_code == 302
     battle = refresh(battle)
     assert battle.status == Battle.Status.RESOLVED
@@ -55,7 +55,9 @@ def test_the_same_seed_gives_the_same_stored_result(cast, battle):
     first = fight(battle_input_from_state(state, pending), SeededDice(seed))
     again = fight(battle_input_from_state(state, pending), SeededDice(seed))
     assert first == again
-    battle_auto_resolve(campaign=cast.campaign, battle=battle, user=cast.users["gm"])
+    battle_auto_resolve(
+        campaign=cast.campaign, battle=battle, version=version(battle), user=cast.users["gm"]
+    )
     battle = refresh(battle)
     expected = battle_result_check(roster=battle_roster_get(battle=battle), data=_data(first)).data
     assert battle.result == expected
@@ -72,10 +74,12 @@ def _data(result) -> dict:
 
 @pytest.mark.parametrize("who", ["side_a", "side_b"])
 def test_players_cannot_auto_resolve(cast, battle, who):
-    response = cast.client(who).post(result_url(battle, "auto"))
+    response = cast.client(who).post(result_url(battle, "auto"), stamped(battle))
     assert response.status_code == 403
     with pytest.raises(BattleRefused):
-        battle_auto_resolve(campaign=cast.campaign, battle=battle, user=cast.users[who])
+        battle_auto_resolve(
+            campaign=cast.campaign, battle=battle, version=version(battle), user=cast.users[who]
+        )
     battle = refresh(battle)
     assert (battle.status, battle.entry) == (Battle.Status.PENDING, Battle.Entry.NONE)
     assert (
@@ -85,9 +89,18 @@ def test_players_cannot_auto_resolve(cast, battle, who):
 
 def test_outsiders_get_404_and_a_resolved_battle_is_refused(cast, battle):
     for who in ("outsider", "observer"):  # the observer does not see the battle under fog
-        assert cast.client(who).post(result_url(battle, "auto")).status_code == 404
+        assert cast.client(who).post(result_url(battle, "auto"), stamped(battle)).status_code == 404
     with pytest.raises(BattleRefused):
-        battle_auto_resolve(campaign=cast.campaign, battle=battle, user=cast.users["observer"])
-    battle_auto_resolve(campaign=cast.campaign, battle=battle, user=cast.users["gm"])
+        battle_auto_resolve(
+            campaign=cast.campaign,
+            battle=battle,
+            version=version(battle),
+            user=cast.users["observer"],
+        )
+    battle_auto_resolve(
+        campaign=cast.campaign, battle=battle, version=version(battle), user=cast.users["gm"]
+    )
     with pytest.raises(BattleRefused):
-        battle_auto_resolve(campaign=cast.campaign, battle=battle, user=cast.users["gm"])
+        battle_auto_resolve(
+            campaign=cast.campaign, battle=battle, version=version(battle), user=cast.users["gm"]
+        )

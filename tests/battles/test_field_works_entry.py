@@ -10,7 +10,7 @@ from battles.models import Battle
 from battles.services import battle_result_enter
 from campaign.errors import ServiceError
 from campaign.models import Force
-from tests.battles.conftest import form_data, raiders_wiped, result_url
+from tests.battles.conftest import form_data, raiders_wiped, result_url, stamped, version
 from tests.battles.test_result_entry import page, refresh
 
 pytestmark = pytest.mark.django_db
@@ -29,6 +29,7 @@ def test_works_beyond_the_quota_are_refused_in_words(cast, battle):
         battle_result_enter(
             campaign=cast.campaign,
             battle=battle,
+            version=version(battle),
             user=cast.users["side_b"],
             data={
                 "units": [{"unit_id": u, **c} for u, c in raiders_wiped(cast.campaign).items()],
@@ -46,12 +47,15 @@ def test_the_works_built_are_kept_and_counted_once_the_battle_is_settled(
 ):
     response = cast.client("side_b").post(
         result_url(battle, "enter"),
-        form_data(units=raiders_wiped(cast.campaign), outcome="b", works_d3=30),
+        stamped(battle, form_data(units=raiders_wiped(cast.campaign), outcome="b", works_d3=30)),
     )
     assert response.status_code == 302
     assert refresh(battle).result["works_built"] == {"d3": 30}
     with django_capture_on_commit_callbacks(execute=True):  # Phases 4–8, as the task does
-        assert cast.client("side_a").post(result_url(battle, "confirm")).status_code == 302
+        assert (
+            cast.client("side_a").post(result_url(battle, "confirm"), stamped(battle)).status_code
+            == 302
+        )
     assert refresh(battle).status == Battle.Status.RESOLVED
     march = Force.objects.get(campaign=cast.campaign, key="d3")
     assert (march.works_quota, march.works_built) == (40, 30)

@@ -20,7 +20,7 @@ from battles.models import Battle, BattlePhoto
 from battles.roster import COUNTS, battle_roster_get
 from battles.services import battle_result_enter
 from campaign.models import Campaign, Turn
-from tests.battles.conftest import DEFENDER_UNITS, RAIDER_UNITS, result_url
+from tests.battles.conftest import DEFENDER_UNITS, RAIDER_UNITS, result_url, version
 from tests.fuzzing import FUZZ, answered, client_for, posted, rolled_back
 from tests.stamp import stamped
 
@@ -57,8 +57,11 @@ def _battle_rows(battle: Battle) -> list[Any]:
 
 
 def _post(who: Any, url: str, data: dict[str, Any], battle: Battle, **kw: Any) -> None:
-    """Post `data` in an example of its own; a refusal leaves the battle as it was."""
+    """Post `data` in an example of its own, as the page rendered now posts it (with the
+    version of the result, unless `data` has a hostile one); a refusal leaves the battle as
+    it was."""
     with rolled_back():
+        data = {"version": version(battle), **data}
         before = _battle_rows(battle)
         headers = {"HX-Request": "true"} if kw.pop("htmx", False) else {}
         response = client_for(who).post(url, data, headers=headers)
@@ -72,7 +75,7 @@ def _post(who: Any, url: str, data: dict[str, Any], battle: Battle, **kw: Any) -
 def _entry(draw: st.DrawFn, fields: dict[str, list[str]]) -> tuple[str, str, dict[str, Any]]:
     action = draw(st.sampled_from(["preview", "enter", "override"]))
     who = "gm" if action == "override" else draw(st.sampled_from(["side_a", "side_b", "gm"]))
-    return action, who, draw(posted(fields, extra=["u-nobody-killed", "p-nobody"]))
+    return action, who, draw(posted(fields, extra=["u-nobody-killed", "p-nobody", "version"]))
 
 
 def _entry_test(cast: Any, battle: Battle, asked: tuple[str, str, dict[str, Any]], htmx: bool):
@@ -119,14 +122,20 @@ def entered(cast, battle) -> Battle:
     dispute it."""
     losses = [{"unit_id": u, "killed": 2} for u in (*RAIDER_UNITS, *DEFENDER_UNITS)]
     data = {"units": losses, "outcomes": {"a": "stalemate", "b": "stalemate"}}
-    battle_result_enter(campaign=cast.campaign, battle=battle, user=cast.users["side_a"], data=data)
+    battle_result_enter(
+        campaign=cast.campaign,
+        battle=battle,
+        version=version(battle),
+        user=cast.users["side_a"],
+        data=data,
+    )
     return Battle.objects.get(pk=battle.pk)
 
 
 @FUZZ
 @given(
     action=st.sampled_from(["dispute", "confirm", "auto"]),
-    data=posted({"note": ["It was a stalemate.", "x"]}),
+    data=posted({"note": ["It was a stalemate.", "x"]}, extra=["version"]),
     who=st.sampled_from(["side_a", "side_b", "gm"]),
 )
 def test_confirming_and_disputing(cast, entered, action, data, who):
@@ -135,7 +144,9 @@ def test_confirming_and_disputing(cast, entered, action, data, who):
 
 @FUZZ
 @given(
-    data=posted({"resolver": ["tabletop", "auto"], "auto_at_deadline": ["", "on"]}),
+    data=posted(
+        {"resolver": ["tabletop", "auto"], "auto_at_deadline": ["", "on"]}, extra=["version"]
+    ),
     who=st.sampled_from(["gm", "side_a"]),
 )
 def test_the_resolver(cast, battle, data, who):

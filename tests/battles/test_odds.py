@@ -11,7 +11,7 @@ from battles.models import Battle
 from battles.selectors import battle_odds_get, battle_odds_hash
 from battles.services import ODDS_RUNS, battle_odds_compute, battle_result_override
 from battles.tasks import battle_odds_task
-from tests.battles.conftest import result_url
+from tests.battles.conftest import result_url, version
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 PREDICTED = "What the engine would have predicted"
@@ -101,6 +101,7 @@ def test_the_report_shows_what_the_engine_would_have_predicted(
         battle_result_override(
             campaign=cast.campaign,
             battle=battle,
+            version=version(battle),
             user=cast.users["gm"],
             note="At the table.",
             data=data,

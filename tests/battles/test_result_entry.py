@@ -27,6 +27,8 @@ from tests.battles.conftest import (
     form_data,
     raiders_wiped,
     result_url,
+    stamped,
+    version,
 )
 from tests.conftest import CAST
 
@@ -42,7 +44,7 @@ def page(cast, who: str, battle: Battle) -> str:
 
 
 def enter(cast, who: str, battle: Battle, **kwargs):
-    return cast.client(who).post(result_url(battle, "enter"), form_data(**kwargs))
+    return cast.client(who).post(result_url(battle, "enter"), stamped(battle, form_data(**kwargs)))
 
 
 def refresh(battle: Battle) -> Battle:
@@ -82,7 +84,7 @@ def test_an_observer_sees_it_when_fog_of_war_is_off_but_cannot_enter(cast, battl
     html = page(cast, "observer", battle)
     assert "result-form" not in html
     response = cast.client("observer").post(
-        result_url(battle, "enter"), form_data(**defenders_win(cast))
+        result_url(battle, "enter"), stamped(battle, form_data(**defenders_win(cast)))
     )
     assert response.status_code == 403
 
@@ -125,7 +127,11 @@ def check(cast, battle: Battle, data: dict) -> dict[str, list[str]]:
     """The service's errors for `data`, entered by the raiders' player."""
     with pytest.raises(ServiceError) as e:
         battle_result_enter(
-            campaign=cast.campaign, battle=battle, user=cast.users["side_a"], data=data
+            campaign=cast.campaign,
+            battle=battle,
+            version=version(battle),
+            user=cast.users["side_a"],
+            data=data,
         )
     return e.value.field_messages
 
@@ -215,6 +221,7 @@ def test_a_result_for_another_campaigns_battle_is_refused(cast, battle, run_othe
         battle_result_enter(
             campaign=cast.campaign,
             battle=foreign,
+            version=version(foreign),
             user=cast.users["gm"],
             data={"outcomes": {"a": "stalemate", "b": "stalemate"}},
         )
@@ -232,7 +239,7 @@ def test_a_result_for_another_campaigns_battle_is_refused(cast, battle, run_othe
 
 def test_an_entry_after_confirmation_needs_the_gm(cast, battle):
     enter(cast, "side_a", battle, **defenders_win(cast))
-    cast.client("side_b").post(result_url(battle, "confirm"))
+    cast.client("side_b").post(result_url(battle, "confirm"), stamped(battle))
     assert refresh(battle).entry == Battle.Entry.CONFIRMED
     for who in ("side_a", "side_b"):
         response = enter(cast, who, battle, units={}, outcome="stalemate")
@@ -241,6 +248,7 @@ def test_an_entry_after_confirmation_needs_the_gm(cast, battle):
             battle_result_enter(
                 campaign=cast.campaign,
                 battle=battle,
+                version=version(battle),
                 user=cast.users[who],
                 data={"outcomes": {"a": "stalemate", "b": "stalemate"}},
             )
@@ -250,7 +258,7 @@ def test_an_entry_after_confirmation_needs_the_gm(cast, battle):
         )
     # the GM changes it with an override, and its note
     data = form_data(units={}, outcome="stalemate", note="Misread the table.")
-    response = cast.client("gm").post(result_url(battle, "override"), data)
+    response = cast.client("gm").post(result_url(battle, "override"), stamped(battle, data))
     assert response.status_code == 302
     battle = refresh(battle)
     assert battle.entry == Battle.Entry.OVERRIDDEN
@@ -311,10 +319,18 @@ def test_enter_then_confirm_by_the_other_side_queues_phases_4_8(
     assert "Confirm the result" not in page(cast, "side_a", battle)
     # the side that entered it cannot confirm it
     with pytest.raises(BattleRefused):
-        battle_result_confirm(campaign=cast.campaign, battle=battle, user=cast.users["side_a"])
-    assert cast.client("side_a").post(result_url(battle, "confirm")).status_code == 403
+        battle_result_confirm(
+            campaign=cast.campaign,
+            battle=battle,
+            version=version(battle),
+            user=cast.users["side_a"],
+        )
+    assert (
+        cast.client("side_a").post(result_url(battle, "confirm"), stamped(battle)).status_code
+        == 403
+    )
     with django_capture_on_commit_callbacks() as callbacks:
-        response = cast.client("side_b").post(result_url(battle, "confirm"))
+        response = cast.client("side_b").post(result_url(battle, "confirm"), stamped(battle))
     assert response.status_code == 302
     battle = refresh(battle)
     assert (battle.entry, battle.status) == (Battle.Entry.CONFIRMED, Battle.Status.RESOLVED)
@@ -332,7 +348,7 @@ def test_the_last_confirmation_runs_phases_4_8_as_a_task(
 ):
     enter(cast, "side_b", battle, **defenders_win(cast))
     with django_capture_on_commit_callbacks(execute=True):  # Celery runs eagerly in tests
-        cast.client("side_a").post(result_url(battle, "confirm"))
+        cast.client("side_a").post(result_url(battle, "confirm"), stamped(battle))
     turn = Turn.objects.get(pk=battle.turn_id)
     assert turn.status == Turn.Status.RESOLVED
     assert cast.campaign.turns.filter(number=2, status=Turn.Status.OPEN).exists()
@@ -351,7 +367,9 @@ def test_a_result_the_gm_entered_is_confirmed_by_either_side(cast, battle):
     response = enter(cast, "gm", battle, **defenders_win(cast))
     assert response.status_code == 302
     assert "awaits the confirmation of either side" in page(cast, "side_b", battle)
-    battle_result_confirm(campaign=cast.campaign, battle=battle, user=cast.users["side_b"])
+    battle_result_confirm(
+        campaign=cast.campaign, battle=battle, version=version(battle), user=cast.users["side_b"]
+    )
     assert refresh(battle).entry == Battle.Entry.CONFIRMED
 
 
@@ -359,13 +377,17 @@ def test_a_dispute_blocks_the_turn_until_the_gm_settles_it(
     cast, battle, django_capture_on_commit_callbacks
 ):
     enter(cast, "side_a", battle, **defenders_win(cast))
-    response = cast.client("side_b").post(result_url(battle, "dispute"), {"note": ""})
+    response = cast.client("side_b").post(
+        result_url(battle, "dispute"), stamped(battle, {"note": ""})
+    )
     assert response.status_code == 400
     assert "Say what is wrong with the result: the game master reads it." in (
         response.content.decode()
     )
     note = "Our light horse held the ford to the end."
-    response = cast.client("side_b").post(result_url(battle, "dispute"), {"note": note})
+    response = cast.client("side_b").post(
+        result_url(battle, "dispute"), stamped(battle, {"note": note})
+    )
     assert response.status_code == 302
     battle = refresh(battle)
     assert (battle.entry, battle.status) == (Battle.Entry.DISPUTED, Battle.Status.PENDING)
@@ -392,20 +414,21 @@ def test_a_dispute_blocks_the_turn_until_the_gm_settles_it(
         battle_result_enter(
             campaign=cast.campaign,
             battle=battle,
+            version=version(battle),
             user=cast.users["side_b"],
             data={"outcomes": {"a": "stalemate", "b": "stalemate"}},
         )
 
     # the GM settles it: a note is mandatory and kept in the audit log
     data = form_data(units={"d3u3": {"killed": 4}}, outcome="stalemate")
-    response = cast.client("gm").post(result_url(battle, "override"), data)
+    response = cast.client("gm").post(result_url(battle, "override"), stamped(battle, data))
     assert response.status_code == 400
     assert "An override needs a note saying why: the audit log keeps it." in (
         response.content.decode()
     )
     data["note"] = "Both players agree the ford was held; stalemate."
     with django_capture_on_commit_callbacks() as callbacks:
-        response = cast.client("gm").post(result_url(battle, "override"), data)
+        response = cast.client("gm").post(result_url(battle, "override"), stamped(battle, data))
     assert response.status_code == 302
     battle = refresh(battle)
     assert (battle.entry, battle.status) == (Battle.Entry.OVERRIDDEN, Battle.Status.RESOLVED)
@@ -437,27 +460,48 @@ def test_the_inbox_shows_results_waiting_for_confirmation(cast, battle):
 def test_only_the_gm_overrides_and_only_players_confirm(cast, battle):
     enter(cast, "side_a", battle, **defenders_win(cast))
     data = form_data(**defenders_win(cast), note="Because.")
-    assert cast.client("side_b").post(result_url(battle, "override"), data).status_code == 403
+    assert (
+        cast.client("side_b")
+        .post(result_url(battle, "override"), stamped(battle, data))
+        .status_code
+        == 403
+    )
     with pytest.raises(BattleRefused, match="Only the game master"):
         battle_result_override(
-            campaign=cast.campaign, battle=battle, user=cast.users["side_b"], note="Because."
+            campaign=cast.campaign,
+            battle=battle,
+            version=version(battle),
+            user=cast.users["side_b"],
+            note="Because.",
         )
     with pytest.raises(BattleRefused, match="as game master you settle it"):
-        battle_result_confirm(campaign=cast.campaign, battle=battle, user=cast.users["gm"])
+        battle_result_confirm(
+            campaign=cast.campaign, battle=battle, version=version(battle), user=cast.users["gm"]
+        )
     # the GM may settle the entered result as it stands
     battle_result_override(
-        campaign=cast.campaign, battle=battle, user=cast.users["gm"], note="As entered."
+        campaign=cast.campaign,
+        battle=battle,
+        version=version(battle),
+        user=cast.users["gm"],
+        note="As entered.",
     )
     assert refresh(battle).entry == Battle.Entry.OVERRIDDEN
 
 
 def test_nothing_changes_once_phases_4_8_have_run(cast, battle):
     enter(cast, "side_a", battle, **defenders_win(cast))
-    battle_result_confirm(campaign=cast.campaign, battle=battle, user=cast.users["side_b"])
+    battle_result_confirm(
+        campaign=cast.campaign, battle=battle, version=version(battle), user=cast.users["side_b"]
+    )
     turn_resolve_after_battles(turn_id=battle.turn_id)
     with pytest.raises(BattleRefused, match="no longer waits for battle results"):
         battle_result_override(
-            campaign=cast.campaign, battle=battle, user=cast.users["gm"], note="Too late."
+            campaign=cast.campaign,
+            battle=battle,
+            version=version(battle),
+            user=cast.users["gm"],
+            note="Too late.",
         )
     html = page(cast, "side_a", battle)
     assert "result-form" not in html
@@ -475,16 +519,18 @@ def test_the_gm_may_choose_auto_resolve(cast, battle):
     html = page(cast, "gm", battle)
     assert 'name="resolver" value="auto" disabled' not in html
     url = result_url(battle, "resolver")
-    response = cast.client("gm").post(url, {"resolver": "auto", "auto_at_deadline": "on"})
+    data = {"resolver": "auto", "auto_at_deadline": "on"}
+    response = cast.client("gm").post(url, stamped(battle, data))
     assert response.status_code == 302
     battle = refresh(battle)
     assert (battle.resolver, battle.auto_at_deadline) == ("auto", True)
-    response = cast.client("gm").post(url, {"resolver": "tabletop"})
+    response = cast.client("gm").post(url, stamped(battle, {"resolver": "tabletop"}))
     assert response.status_code == 302
     battle = refresh(battle)
     assert (battle.resolver, battle.auto_at_deadline) == ("tabletop", False)
     assert BattleAudit.objects.filter(battle=battle, action="resolver-set").count() == 2
-    assert cast.client("side_a").post(url, {"resolver": "tabletop"}).status_code == 403
+    response = cast.client("side_a").post(url, stamped(battle, {"resolver": "tabletop"}))
+    assert response.status_code == 403
 
 
 # --- photos ------------------------------------------------------------------------------------

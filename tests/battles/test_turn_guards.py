@@ -28,8 +28,10 @@ def test_phases_4_to_8_wait_with_their_reason_while_a_battle_waits(battle, cast)
 
 def test_irreversible_buttons_ask_for_a_confirmation(battle, cast):
     html = cast.client("gm").get(result_url(battle)).content.decode()
-    assert 'class="auto-resolve" data-confirm="Let the tactical engine fight this battle now?' in (
-        html
+    # the question names the battle and its turn
+    assert (
+        'class="auto-resolve" data-confirm="Let the tactical engine fight battle 1 of turn 1 now?'
+        in html
     )
     # static/js/site.js asks (the Content-Security-Policy refuses an inline onsubmit)
     assert '<script src="/static/js/site.js" defer></script>' in html and "onsubmit" not in html

@@ -20,7 +20,14 @@ from campaign.exchange.replay import turn_replay
 from campaign.models import Command, Force, Turn, TurnResolution, Unit
 from campaign.turns.services import turn_resolve_after_battles
 from rules.dice import ScriptedDice
-from tests.battles.conftest import RAIDER_UNITS, figures, form_data, raiders_wiped, result_url
+from tests.battles.conftest import (
+    RAIDER_UNITS,
+    figures,
+    form_data,
+    raiders_wiped,
+    result_url,
+    stamped,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -30,10 +37,12 @@ WILL_TO_FIGHT = 4  # the raiders' Will-to-Fight die after their lost battle
 def fight(cast, battle: Battle, django_capture_on_commit_callbacks, **result: Any) -> None:
     """The raiders' player enters the result through the form, the defenders' player
     confirms it; confirming the last battle queues Phases 4–8."""
-    response = cast.client("side_a").post(result_url(battle, "enter"), form_data(**result))
+    response = cast.client("side_a").post(
+        result_url(battle, "enter"), stamped(battle, form_data(**result))
+    )
     assert response.status_code == 302, response.content.decode()
     with django_capture_on_commit_callbacks() as callbacks:
-        response = cast.client("side_b").post(result_url(battle, "confirm"))
+        response = cast.client("side_b").post(result_url(battle, "confirm"), stamped(battle))
     assert response.status_code == 302
     battle.refresh_from_db()
     assert (battle.entry, battle.status) == (Battle.Entry.CONFIRMED, Battle.Status.RESOLVED)

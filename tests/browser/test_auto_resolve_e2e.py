@@ -40,10 +40,12 @@ def test_the_gm_auto_resolves_the_battle_and_the_turn_completes(
     gm.goto(f"{base}/battles/{battle.key}/result/")
     # the odds panel polls until the engine's odds are in (eager Celery computes them at once)
     expect(gm.locator("#odds")).to_contain_text("P(win)")
-    gm.once("dialog", lambda dialog: dialog.accept())  # "… cannot be undone"
+    asked: list[str] = []
+    gm.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
     gm.get_by_role("button", name="Auto-resolve this battle").click()
     expect(gm.get_by_text(f"The tactical engine fought battle {battle.label}")).to_be_visible()
     expect(gm.locator("#entry-status")).to_contain_text("Confirmed by both sides")
+    assert asked[0].startswith("Let the tactical engine fight battle 1 of turn 1 now?")
     gm.screenshot(path=str(artifacts / "auto-resolve-result.png"), full_page=True)
 
     battle.refresh_from_db()

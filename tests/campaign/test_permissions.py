@@ -268,9 +268,10 @@ EXPECT: dict[str, dict[str, Any]] = {
     "battles:unit-orders[battle]": {"GET": row(200, 200, 200, 404), "POST": GET_ONLY},
     # the result page and its actions, one URL each: the battle's players enter and confirm,
     # the GM settles. Empty POSTs: the live check shows the empty form (200) while the battle
-    # waits; entering nothing, overriding without a note or giving no resolver or photo is
-    # refused (400); there is nothing to confirm or dispute yet (403); the GM's auto-resolve
-    # needs no form (302). Once the turn has gone on, what changes the result is refused (403).
+    # waits; a form that changes the result but names no version of it is refused (409,
+    # battles.stale: entering, overriding, the resolver, auto-resolve); a photo without a file
+    # is refused (400); there is nothing to confirm or dispute yet (403). Once the turn has
+    # gone on, what changes the result is refused (403).
     "battles:result[battle]": {"GET": row(200, 200, 200, 404), "POST": GET_ONLY},
     # (the GM's live check goes on once the turn is resolved: he may amend the result)
     "battles:result-preview[battle]": {
@@ -282,22 +283,22 @@ EXPECT: dict[str, dict[str, Any]] = {
     "battles:result-enter[battle]": {
         "GET": GET_ONLY,
         "POST": by_state(
-            open=None, nofog=None, battles=row(400, 400, 400, 404), resolved=row(403, 403, 403, 404)
+            open=None, nofog=None, battles=row(409, 409, 409, 404), resolved=row(403, 403, 403, 404)
         ),
     },
     "battles:result-override[battle]": {
         "GET": GET_ONLY,
         "POST": by_state(
-            open=None, nofog=None, battles=row(400, 403, 403, 404), resolved=row(403, 403, 403, 404)
+            open=None, nofog=None, battles=row(409, 403, 403, 404), resolved=row(403, 403, 403, 404)
         ),
     },
     "battles:result-confirm[battle]": {"GET": GET_ONLY, "POST": row(403, 403, 403, 404)},
     "battles:result-dispute[battle]": {"GET": GET_ONLY, "POST": row(403, 403, 403, 404)},
-    "battles:result-resolver[battle]": {"GET": GET_ONLY, "POST": row(400, 403, 403, 404)},
+    "battles:result-resolver[battle]": {"GET": GET_ONLY, "POST": row(409, 403, 403, 404)},
     "battles:result-auto[battle]": {
         "GET": GET_ONLY,
         "POST": by_state(
-            open=None, nofog=None, battles=row(302, 403, 403, 404), resolved=row(403, 403, 403, 404)
+            open=None, nofog=None, battles=row(409, 403, 403, 404), resolved=row(403, 403, 403, 404)
         ),
     },
     "battles:result-photo-add[battle]": {"GET": GET_ONLY, "POST": row(400, 400, 400, 404)},

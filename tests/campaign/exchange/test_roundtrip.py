@@ -46,6 +46,7 @@ from campaign.setup.services import campaign_delete
 from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles
 from notifications.models import Notification
 from notifications.services import notification_read, notify_battle, notify_turn_resolved
+from tests.battles.conftest import version
 
 pytestmark = pytest.mark.django_db
 
@@ -97,7 +98,9 @@ def mid_game(settings, tmp_path, make_campaign, submit_orders) -> Campaign:
     turn_resolve(turn_id=turn.pk)
     battle = Battle.objects.get(campaign=campaign, turn=turn)
     side_a, side_b = _players_of(battle, by_side)
-    battle_result_enter(campaign=campaign, battle=battle, user=side_a, data=STALEMATE)
+    battle_result_enter(
+        campaign=campaign, battle=battle, version=version(battle), user=side_a, data=STALEMATE
+    )
     battle_photo_add(
         campaign=campaign,
         battle=battle,
@@ -105,9 +108,20 @@ def mid_game(settings, tmp_path, make_campaign, submit_orders) -> Campaign:
         file=SimpleUploadedFile("table.png", png(40), content_type="image/png"),
         caption="the ford at dawn",
     )
-    battle_result_dispute(campaign=campaign, battle=battle, user=side_b, note="we held the ford")
+    battle_result_dispute(
+        campaign=campaign,
+        battle=battle,
+        version=version(battle),
+        user=side_b,
+        note="we held the ford",
+    )
     battle_result_override(
-        campaign=campaign, battle=battle, user=gm, note="a stalemate, as agreed", data=STALEMATE
+        campaign=campaign,
+        battle=battle,
+        version=version(battle),
+        user=gm,
+        note="a stalemate, as agreed",
+        data=STALEMATE,
     )
     turn_resolve_after_battles(turn_id=turn.pk)
     notify_turn_resolved(turn_id=turn.pk)
@@ -121,6 +135,7 @@ def mid_game(settings, tmp_path, make_campaign, submit_orders) -> Campaign:
     battle_result_enter(
         campaign=campaign,
         battle=battle,
+        version=version(battle),
         user=side_a,
         data=STALEMATE,
         report_text="Rain all day; neither side would cross.",
@@ -133,7 +148,13 @@ def mid_game(settings, tmp_path, make_campaign, submit_orders) -> Campaign:
             file=SimpleUploadedFile("p", content, content_type="image/jpeg"),
             caption=caption,
         )
-    battle_result_dispute(campaign=campaign, battle=battle, user=side_b, note="two units missing")
+    battle_result_dispute(
+        campaign=campaign,
+        battle=battle,
+        version=version(battle),
+        user=side_b,
+        note="two units missing",
+    )
     notify_battle(battle_id=battle.pk)
     notification_read(notification=Notification.objects.filter(user=side_a).first())
 

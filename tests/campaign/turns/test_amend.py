@@ -34,6 +34,7 @@ from campaign.turns.amend import (
 )
 from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles
 from rules import to_data
+from tests.battles.conftest import version
 
 pytestmark = pytest.mark.django_db
 
@@ -101,9 +102,11 @@ def test_only_the_gm_with_a_reason_amends_a_resolved_turn_between_turns(played):
 
 def test_a_committed_result_is_the_battle_s_and_amending_it_to_itself_is_refused(played):
     a = _preview(played)
+    read = version(Battle.objects.get(campaign=played.campaign, key="t1-b1"))
     amendment_commit(amendment=a, user=played.users["gm"])
     battle = Battle.objects.get(campaign=played.campaign, key="t1-b1")
     assert battle.result == a.amended and battle.entry == Battle.Entry.OVERRIDDEN
+    assert battle.result_version > read  # a page of the result open meanwhile is stale
     assert battle.audit.filter(action="amended", note__contains=REASON).exists()
     with pytest.raises(AmendmentRefused, match="already has"):
         _preview(played, data=_doubled(battle))
@@ -210,7 +213,12 @@ def test_an_override_is_in_the_audit_log(cast):
         ],
     }
     battle_result_override(
-        campaign=cast.campaign, battle=battle, user=cast.users["gm"], note="Both agreed.", data=data
+        campaign=cast.campaign,
+        battle=battle,
+        version=version(battle),
+        user=cast.users["gm"],
+        note="Both agreed.",
+        data=data,
     )
     entry = AuditEntry.objects.get(campaign=cast.campaign, action="overridden")
     assert entry.user == cast.users["gm"] and entry.turn_number == 1
