@@ -563,6 +563,7 @@ class SetupRoll(models.Model):
 from campaign.records import (  # noqa: E402
     Amendment,
     AuditEntry,
+    ExportJob,
     LineArchive,
     StateStamp,
     StoredMap,
@@ -572,6 +573,7 @@ from campaign.records import (  # noqa: E402
 __all__ = [
     "Amendment",
     "AuditEntry",
+    "ExportJob",
     "LineArchive",
     "StateStamp",
     "StoredMap",
