@@ -299,7 +299,7 @@ class ExportJob(models.Model):
         QUEUED = "queued", _("Waiting for a worker")
         RUNNING = "running", _("Being written")
         READY = "ready", _("Ready")
-        FAILED = "failed", _("Failed")
+        FAILED = "failed", _("Not written")
 
     class Failure(models.TextChoices):
         """Why an export failed, as its reader is told."""
