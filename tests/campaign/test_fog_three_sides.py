@@ -523,6 +523,8 @@ def _requests(target: Target, who: str, shown: bool) -> list[tuple[str, dict, di
 def walk(world: World, who: str, check: Callable[[Target, str, Any], list[str]]) -> list[str]:
     """Every URL and variant as `who`; `check(target, where, response)` names what is wrong."""
     client = world.client(who)
+    if who in MEMBERS:  # his export, of the campaign as it is now (an amendment may follow)
+        world.exports[who] = export_made(world.campaign, world.users[who]).pk
     problems = []
     for target in TARGETS:
         url = reverse(target.name, kwargs=_kwargs(world, target, who))

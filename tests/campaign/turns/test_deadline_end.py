@@ -30,6 +30,7 @@ from campaign.turns.services import (
     turn_resume,
 )
 from notifications.services import notify_reminders_due
+from tests.stamp import stamped
 
 pytestmark = pytest.mark.django_db
 
@@ -64,7 +65,9 @@ def test_resuming_a_deadline_at_the_end_of_the_calendar_is_refused(cast, deadlin
 def test_the_gm_is_told_so_on_the_overview_and_resumes_once_he_set_an_earlier_one(cast):
     turn = _paused(cast, END, timedelta(hours=1))
     client = cast.client("gm")
-    response = client.post(reverse("campaign:turn-resume", args=["incursion"]))
+    response = client.post(
+        reverse("campaign:turn-resume", args=["incursion"]), stamped("incursion")
+    )
     assert response.status_code == 400
     assert "Turn 1 cannot resume: moved on by the time it was paused" in response.content.decode()
     far = datetime(timezone.now().year + 50, 1, 1)
