@@ -2,7 +2,8 @@
 to, the stamp the database's triggers renew on every write of a campaign's state rows
 (`campaign.state_rows`), the amendments, the lines of turns they replaced and the audit log
 (`campaign.turns.amend`: an amendment is made, committed or discarded on the campaign's own
-pages, where it is previewed). All are read only."""
+pages, where it is previewed), and the members' exports (`campaign.exchange.jobs`). All are
+read only."""
 
 from __future__ import annotations
 
@@ -10,10 +11,19 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from campaign.admin import ModelAdmin
-from campaign.models import Amendment, AuditEntry, LineArchive, StateStamp, StoredMap
+from campaign.models import (
+    Amendment,
+    AuditEntry,
+    ExportJob,
+    LineArchive,
+    StateStamp,
+    StoredMap,
+)
 
 
-class _ReadOnly[M: (StoredMap, StateStamp, Amendment, LineArchive, AuditEntry)](ModelAdmin[M]):
+class _ReadOnly[M: (StoredMap, StateStamp, Amendment, LineArchive, AuditEntry, ExportJob)](
+    ModelAdmin[M]
+):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
@@ -61,3 +71,14 @@ class AuditEntryAdmin(_ReadOnly[AuditEntry]):
     list_filter = ["campaign", "action"]
     list_select_related = ["campaign", "user"]
     readonly_fields = [f.name for f in AuditEntry._meta.fields]
+
+
+@admin.register(ExportJob)
+class ExportJobAdmin(_ReadOnly[ExportJob]):
+    """Who asked for an export and how it went; the document itself is its reader's alone."""
+
+    list_display = ["campaign", "user", "status", "created_at", "finished_at", "size"]
+    list_filter = ["campaign", "status"]
+    list_select_related = ["campaign", "user"]
+    exclude = ["content"]
+    readonly_fields = [f.name for f in ExportJob._meta.fields if f.name != "content"]

@@ -10,8 +10,10 @@ class CampaignConfig(AppConfig):
         # receivers: the turn's state machine listens for what battles and orders announce.
         # tasks: the turn's services queue them by name, so every process (the web one too,
         # where Celery's autodiscovery never runs) must have them registered.
+        # (the exports' tasks too: the export page queues them by name)
         # the campaign export carries the set-up rolls (campaign.exchange.parts)
         # and the amendments with the audit log (campaign.exchange.history)
+        from campaign.exchange import tasks as export_tasks  # noqa: F401
         from campaign.exchange.history import AMENDMENTS, AUDIT
         from campaign.exchange.parts import part_register
         from campaign.setup.rolls import PART

@@ -8,9 +8,11 @@ per campaign, so that a state, an export and the ledger all speak of the same th
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone as djtz
 from django.utils.translation import gettext_lazy as _
@@ -313,6 +315,16 @@ class Individual(models.Model):
         return self.name or self.get_kind_display()
 
 
+# Far beyond any campaign: near the calendar's end (year 9999) moving a deadline on (a pause,
+# an extension, the next turn's) runs out of dates. The admin checks it here; forms, import too.
+DEADLINE_AHEAD_MAX = timedelta(days=36525)
+
+
+def deadline_reachable(value: datetime | None) -> None:
+    if value is not None and value > djtz.now() + DEADLINE_AHEAD_MAX:
+        raise ValidationError(_("A deadline can be at most 100 years ahead."), code="too-far")
+
+
 class Turn(models.Model):
     class Status(models.TextChoices):
         OPEN = "open", _("Orders open")
@@ -334,10 +346,14 @@ class Turn(models.Model):
     status = models.CharField(
         _("status"), max_length=20, choices=Status.choices, default=Status.OPEN
     )
-    deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
+    deadline = models.DateTimeField(
+        _("deadline"), null=True, blank=True, validators=[deadline_reachable]
+    )
     # while battles wait (status BATTLES): when their results are due; a battle the GM marked
     # "auto-resolve at the deadline" and still without a result is fought by the engine then
-    battles_deadline = models.DateTimeField(_("battles deadline"), null=True, blank=True)
+    battles_deadline = models.DateTimeField(
+        _("battles deadline"), null=True, blank=True, validators=[deadline_reachable]
+    )
     timezone = models.CharField(_("time zone"), max_length=50, default="UTC")
     extensions = models.PositiveSmallIntegerField(default=0)
     # while the open turn is paused: when the pause began (its deadline moves on by the pause)
@@ -563,6 +579,7 @@ class SetupRoll(models.Model):
 from campaign.records import (  # noqa: E402
     Amendment,
     AuditEntry,
+    ExportJob,
     LineArchive,
     StateStamp,
     StoredMap,
@@ -572,6 +589,7 @@ from campaign.records import (  # noqa: E402
 __all__ = [
     "Amendment",
     "AuditEntry",
+    "ExportJob",
     "LineArchive",
     "StateStamp",
     "StoredMap",

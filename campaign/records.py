@@ -1,5 +1,6 @@
 """The rows a resolution leaves behind: the stored resolution itself (so the turn can be
-replayed and checked) and the maps its stored states refer to."""
+replayed and checked) and the maps its stored states refer to; the amendments and the audit
+log; and the exports members asked for, written by a worker (`ExportJob`)."""
 
 from __future__ import annotations
 
@@ -285,3 +286,61 @@ class AuditEntry(models.Model):
             changes=changes or {},
             amendment=amendment,
         )
+
+
+class ExportJob(models.Model):
+    """A member's export of the campaign, written by a worker (`campaign.exchange.jobs`) and
+    downloaded by him alone once ready: the whole campaign for the GM, what his side may see
+    for anyone else. `reader` says for whom it was written (role, army followed, whether he
+    saw everything), and a download is refused when the member no longer reads the campaign
+    that way. The document is kept gzipped; a member keeps his last finished one, a day."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Waiting for a worker")
+        RUNNING = "running", _("Being written")
+        READY = "ready", _("Ready")
+        FAILED = "failed", _("Not written")
+
+    class Failure(models.TextChoices):
+        """Why an export failed, as its reader is told."""
+
+        LOST = "lost", _("its worker stopped before it was written")
+        LEFT = "left", _("what you may see of the campaign changed before it was written")
+        ERROR = "error", _("an error stopped it (the worker's log says which)")
+
+    IN_FLIGHT = (Status.QUEUED, Status.RUNNING)
+
+    campaign = models.ForeignKey(
+        "campaign.Campaign", on_delete=models.CASCADE, related_name="export_jobs"
+    )
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    reader = models.CharField(max_length=80)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    step = models.CharField(max_length=20, blank=True)  # what the worker is at (a key)
+    percent = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now_add=True)  # the last sign of life of its worker
+    finished_at = models.DateTimeField(null=True, blank=True)
+    content = models.BinaryField(null=True, blank=True)  # the JSON document, gzipped
+    size = models.PositiveBigIntegerField(default=0)  # the JSON's bytes, unzipped
+    failure = models.CharField(max_length=10, choices=Failure.choices, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "user", "-created_at", "-pk"]
+        constraints = [
+            # one export at a time per member and campaign: a second click finds the first
+            models.UniqueConstraint(
+                fields=["campaign", "user"],
+                condition=models.Q(status__in=["queued", "running"]),
+                name="export_job_one_in_flight",
+            ),
+        ]
+        verbose_name = _("export")
+        verbose_name_plural = _("exports")
+
+    def __str__(self) -> str:
+        return f"{self.campaign_id} · {self.user_id} · {self.status}"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.READY, self.Status.FAILED)

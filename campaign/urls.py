@@ -60,7 +60,9 @@ urlpatterns = [
     path(f"{C}turns/<int:number>/replay/", reports.replay, name="replay"),
     path(f"{C}inbox/", reports.inbox, name="inbox"),
     path(f"{C}end/", reports.end, name="end"),
-    path(f"{C}export.json", exchange.export, name="export"),
+    path(f"{C}export/", exchange.export, name="export"),
+    path(f"{C}export/<int:job>/", exchange.export_job, name="export-job"),
+    path(f"{C}export/<int:job>.json", exchange.export_download, name="export-download"),
     path(f"{C}export.zip", exchange.export_archive, name="export-archive"),
     # orders
     path(f"{C}orders/", orders.orders, name="orders"),

@@ -22,11 +22,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("fwcampaign")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 # each package that defines tasks (its `tasks` module)
-app.autodiscover_tasks(["campaign.turns", "battles", "notifications"])
+app.autodiscover_tasks(["campaign.turns", "campaign.exchange", "battles", "notifications"])
 
-# A worker and its beat: turn deadlines are checked every minute (`celery -A config beat`).
+# A worker and its beat: turn deadlines are checked every minute, and the exports members
+# downloaded are deleted a day after they were asked for (`celery -A config beat`).
 app.conf.beat_schedule = {
     "turn-deadlines": {"task": "campaign.deadlines_check", "schedule": 60.0},
+    "exports-expire": {"task": "campaign.exports_expire", "schedule": 3600.0},
 }
 # Workers that share a broker with others (several deployments, or a test's own worker) keep
 # to their own queue; the tasks they queue go there too.

@@ -24,7 +24,7 @@ them.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -51,6 +51,14 @@ FORMAT = "fwcampaign-export"
 VERSION = 2  # 2: everything the campaign holds; 1 (still imported): the rules and the turns
 VERSIONS_READ = (1, 2)
 
+# Told where the writing of an export has got: a step's key and how far, in per cent (the
+# export job's progress line, `campaign.exchange.jobs`). Writing nothing, it changes no byte.
+Progress = Callable[[str, int], None]
+
+
+def _quiet(step: str, percent: int) -> None:
+    pass
+
 
 def export_json(data: dict[str, Any]) -> str:
     """The one way an export is written, so that equal campaigns give equal bytes."""
@@ -65,10 +73,12 @@ def plain(value: Any) -> Any:
 # --- export ----------------------------------------------------------------------------------
 
 
-def campaign_export(*, campaign: Campaign, times: bool = True) -> dict[str, Any]:
+def campaign_export(
+    *, campaign: Campaign, times: bool = True, progress: Progress = _quiet
+) -> dict[str, Any]:
     """Everything of a campaign, as deterministic JSON data (see `export_json`); with
     `times` False, without the moments its rows were made."""
-    return _document(campaign, whole=True, times=times)
+    return _document(campaign, whole=True, times=times, progress=progress)
 
 
 def line_export(*, campaign: Campaign) -> dict[str, Any]:
@@ -80,9 +90,12 @@ def line_export(*, campaign: Campaign) -> dict[str, Any]:
     return {k: data[k] for k in ("state", "turns", "battles")}
 
 
-def _document(campaign: Campaign, *, whole: bool, times: bool) -> dict[str, Any]:
+def _document(
+    campaign: Campaign, *, whole: bool, times: bool, progress: Progress = _quiet
+) -> dict[str, Any]:
     """The export; without `whole`, only the rules state, turns, battles and memberships
     (what the viewer's export is made from)."""
+    progress("state", 2)
     players = list(campaign.players.select_related("side").order_by("position", "key"))
     turns = list(campaign.turns.order_by("number"))
     orders = list(
@@ -93,6 +106,10 @@ def _document(campaign: Campaign, *, whole: bool, times: bool) -> dict[str, Any]
     memberships = list(campaign.memberships.select_related("user", "player"))
     names = {m.user.get_username() for m in memberships}
     names |= {o.submitted_by.get_username() for o in orders if o.submitted_by}
+    state = to_data(adapters.state_load(campaign=campaign))
+    progress("turns", 10)
+    turns_data = _turns(campaign, turns, orders, whole and times)
+    progress("battles", 40 if whole else 30)
     data = {
         "format": FORMAT,
         "version": VERSION,
@@ -105,7 +122,7 @@ def _document(campaign: Campaign, *, whole: bool, times: bool) -> dict[str, Any]
         },
         "sides": {s.key: s.name for s in campaign.sides.all()},
         "colours": {p.key: p.colour for p in players},
-        "state": to_data(adapters.state_load(campaign=campaign)),
+        "state": state,
         "memberships": [
             {
                 "username": m.user.get_username(),
@@ -114,10 +131,11 @@ def _document(campaign: Campaign, *, whole: bool, times: bool) -> dict[str, Any]
             }
             for m in sorted(memberships, key=lambda m: m.user.get_username())
         ],
-        "turns": _turns(campaign, turns, orders, whole and times),
+        "turns": turns_data,
         "battles": _battles(campaign),
     }
     if whole:
+        progress("records", 50)
         names |= _whole(campaign, data, players, times)
     data["users"] = _users(names)
     return cast(dict[str, Any], plain(data))  # `plain` keeps a dict a dict
@@ -293,15 +311,18 @@ VIEW_FORMAT = "fwcampaign-view"
 HIDDEN_LOOT = "hidden"  # `carried_by` of a holding carried off by a force the side cannot see
 
 
-def campaign_export_for_viewer(*, campaign: Campaign, viewer: Viewer) -> dict[str, Any]:
+def campaign_export_for_viewer(
+    *, campaign: Campaign, viewer: Viewer, progress: Progress = _quiet
+) -> dict[str, Any]:
     """The GM gets the whole export (`campaign_export`). Anyone else gets a
     view of it (format `fwcampaign-view`, not importable): the states with only the forces his
     side may see (and the ghosts of the others), his own orders only, the resolutions' ledger
     and events filtered as in the report, the battles his side fought, no carried turn data,
     and no seed of a turn that is not resolved."""
     if viewer.is_gm:
-        return campaign_export(campaign=campaign)
-    full = _document(campaign, whole=False, times=False)
+        return campaign_export(campaign=campaign, progress=progress)
+    full = _document(campaign, whole=False, times=False, progress=progress)
+    progress("fog", 40)
     side = viewer.side_key
     own_key = viewer.player.key if viewer.is_player and viewer.player is not None else None
     battle_sides = battle_sides_get(campaign=campaign)
@@ -315,7 +336,7 @@ def campaign_export_for_viewer(*, campaign: Campaign, viewer: Viewer) -> dict[st
         battle_sides=battle_sides,
         everything=viewer.sees_everything,
     )
-    turns = _turns_filtered(campaign, full["turns"], viewer, own_key, battle_sides)
+    turns = _turns_filtered(campaign, full["turns"], viewer, own_key, battle_sides, progress)
     seen_battles = (
         set(battle_sides)
         if viewer.sees_everything
@@ -357,6 +378,7 @@ def _turns_filtered(
     viewer: Viewer,
     own_key: str | None,
     battle_sides: Mapping[str, Sequence[str]],
+    progress: Progress,
 ) -> list[dict[str, Any]]:
     """The exported turns as the viewer may read them: his own orders only, the stored
     resolutions through his lens, no carried data, no seed before the turn is resolved."""
@@ -365,7 +387,8 @@ def _turns_filtered(
         for v in adapters.stage_states_list(campaign=campaign)
     }
     out = []
-    for t in turns:
+    for done, t in enumerate(turns):
+        progress("fog", 40 + 45 * done // len(turns))
         resolved = t["status"] == Turn.Status.RESOLVED
         resolutions = [
             _resolution_filtered(r, view, viewer, own_key, battle_sides, resolved)

@@ -35,7 +35,16 @@ from campaign.exchange.parts import (
     turn_of,
     user_of,
 )
-from campaign.models import Campaign, Membership, Orders, Player, Side, Turn, TurnResolution
+from campaign.models import (
+    DEADLINE_AHEAD_MAX,
+    Campaign,
+    Membership,
+    Orders,
+    Player,
+    Side,
+    Turn,
+    TurnResolution,
+)
 from rules import FormatError, RulesError, to_data
 
 SECTIONS = {
@@ -200,6 +209,22 @@ def _moment_or(row: dict[str, Any], key: str, default: datetime | None) -> datet
     return moment_read(row[key], key) if key in row else default
 
 
+def _deadline(t: dict[str, Any], key: str, now: datetime) -> datetime | None:
+    """A turn's deadline, at most `DEADLINE_AHEAD_MAX` ahead as the GM's form sets them: near
+    the end of the calendar the clock could not move it on (resuming a pause would overflow)."""
+    value = t.get(key)
+    if not value:
+        return None
+    what = f"turn {t['number']}'s {key}"
+    moment = moment_read(value, what)
+    if moment is not None and moment > now + DEADLINE_AHEAD_MAX:
+        raise ServiceError(
+            f"Malformed export: {what} ({value}) is more than 100 years ahead; a deadline can "
+            "be at most 100 years ahead."
+        )
+    return moment
+
+
 def _turns_create(
     campaign: Campaign, data: dict[str, Any], players: dict[str, Player], users: dict[str, Any]
 ) -> dict[int, Turn]:
@@ -209,14 +234,13 @@ def _turns_create(
     for t in data["turns"]:
         status = choice(Turn.Status, t["status"], "turn status")
         done = status != Turn.Status.OPEN
-        deadline, battles_deadline = t.get("deadline"), t.get("battles_deadline")
         carry, paused_at = clock_from_carry(t.get("carry") or {}, bool(t.get("paused")), now)
         turns[t["number"]] = Turn.objects.create(
             campaign=campaign,
             number=t["number"],
             status=status,
-            deadline=datetime.fromisoformat(deadline) if deadline else None,
-            battles_deadline=datetime.fromisoformat(battles_deadline) if battles_deadline else None,
+            deadline=_deadline(t, "deadline", now),
+            battles_deadline=_deadline(t, "battles_deadline", now),
             timezone=t.get("timezone", "UTC"),
             extensions=t.get("extensions", 0),
             paused_at=paused_at,

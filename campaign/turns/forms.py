@@ -11,7 +11,7 @@ from django import forms
 from django.utils import timezone as djtz
 from django.utils.translation import gettext, gettext_lazy
 
-from campaign.models import Turn
+from campaign.models import DEADLINE_AHEAD_MAX, Turn
 from campaign.turns.services import MAX_EXTENSION, timezones
 
 if TYPE_CHECKING:
@@ -71,9 +71,7 @@ class WallClockField(forms.DateTimeField):
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
 
 
-# far beyond any campaign: near the end of the calendar the clock's own arithmetic (a pause
-# moves the deadline on) would run out of dates
-MAX_AHEAD = timedelta(days=36525)
+MAX_AHEAD = DEADLINE_AHEAD_MAX  # far beyond any campaign (see there)
 _SLACK = timedelta(days=2)  # the wall clock of any time zone, against the server's UTC
 
 

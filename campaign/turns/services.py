@@ -48,7 +48,7 @@ from django.utils.translation import ngettext
 from battles import services as battles
 from battles.models import Battle
 from campaign.errors import ServiceError, TurnBusy, TurnNotOpen
-from campaign.models import Orders, Turn
+from campaign.models import DEADLINE_AHEAD_MAX, Orders, Turn
 from campaign.selectors import players_active
 from campaign.turns import claims, resolution
 from campaign.turns.resolution import Resolution
@@ -70,6 +70,17 @@ DEADLINES_TASK = "campaign.deadlines_check"
 
 class ClockError(ServiceError):
     """A deadline, pause or extension the rules of the clock do not allow."""
+
+
+# the calendar ends with 9999; a day less, so that any zone's clock still has the date
+_CALENDAR_END = datetime.max.replace(tzinfo=UTC) - timedelta(days=1)
+
+
+def _moved_on(deadline: datetime, by: timedelta) -> datetime | None:
+    """`deadline` moved on `by`; None past the end of the calendar (an admin's deadline)."""
+    if by > _CALENDAR_END - deadline:
+        return None
+    return deadline + by
 
 
 @functools.cache
@@ -95,6 +106,8 @@ def _aware(deadline: datetime | None, zone: zoneinfo.ZoneInfo) -> datetime | Non
         deadline.astimezone(UTC)  # what the database stores must exist too
     except OverflowError as e:
         raise ClockError(_("That date is too far ahead to be a deadline.")) from e
+    if deadline > djtz.now() + DEADLINE_AHEAD_MAX:
+        raise ClockError(_("A deadline can be at most 100 years ahead."))
     if deadline <= djtz.now():
         raise ClockError(_("The deadline must be in the future."))
     return deadline
@@ -154,7 +167,17 @@ def turn_resume(*, turn: Turn) -> Turn:
     if turn.paused_at is None:
         raise ClockError(_("Turn %(turn)s is not paused.") % {"turn": turn.number})
     if turn.deadline is not None:
-        turn.deadline += max(timedelta(0), djtz.now() - turn.paused_at)
+        moved = _moved_on(turn.deadline, max(timedelta(0), djtz.now() - turn.paused_at))
+        if moved is None:
+            raise ClockError(
+                _(
+                    "Turn %(turn)s cannot resume: moved on by the time it was paused, its "
+                    "deadline would fall past the end of the calendar. Set an earlier deadline "
+                    "first."
+                )
+                % {"turn": turn.number}
+            )
+        turn.deadline = moved
     turn.paused_at = None
     turn.save(update_fields=["paused_at", "deadline"])
     turn_close_if_ready_queue(turn=turn)
@@ -183,11 +206,10 @@ def turn_extend(*, turn: Turn, days: int = 0, hours: int = 0) -> Turn:
             _("Turn %(turn)s has been extended %(n)s times already, the most allowed.")
             % {"turn": turn.number, "n": MAX_EXTENSIONS}
         )
-    try:
-        (turn.deadline + delta).astimezone(UTC)
-    except OverflowError as e:
-        raise ClockError(_("That date is too far ahead to be a deadline.")) from e
-    turn.deadline += delta
+    moved = _moved_on(turn.deadline, delta)
+    if moved is None:
+        raise ClockError(_("That date is too far ahead to be a deadline."))
+    turn.deadline = moved
     turn.extensions += 1
     turn.save(update_fields=["deadline", "extensions"])
     enqueue_on_commit(notices.notify_turn_opened_task, turn.pk)
@@ -427,7 +449,10 @@ def turn_next_schedule(*, previous: Turn) -> Turn | None:
         and previous.opened_at is not None
         and previous.deadline > previous.opened_at
     ):
-        turn.deadline = (turn.opened_at or djtz.now()) + (previous.deadline - previous.opened_at)
+        # none past the end of the calendar: the resolution goes on, the GM sets one
+        turn.deadline = _moved_on(
+            turn.opened_at or djtz.now(), previous.deadline - previous.opened_at
+        )
         turn.timezone = previous.timezone
         turn.save(update_fields=["deadline", "timezone"])
     enqueue_on_commit(notices.notify_turn_opened_task, turn.pk)

@@ -55,6 +55,7 @@ from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after
 from notifications.models import Kind, Notification
 from rules.generate import generate_campaign
 from rules.types import CampaignState, Force, Options
+from tests.campaign.exchange.exports import export_made
 from tests.campaign.leaks import (
     HTMX,
     Reading,
@@ -132,6 +133,7 @@ class World:
     invitation_pk: int
     photo_pk: int
     notices: dict[str, int]  # p1/p2/p3 → a notification of his
+    exports: dict[str, int]  # each member → his export, written
 
     def client(self, who: str) -> Client:
         c = Client()
@@ -235,6 +237,7 @@ def three(
         invitation_pk=invitation.pk,
         photo_pk=photo.pk,
         notices=_notices(campaign, users),
+        exports={who: export_made(campaign, users[who]).pk for who in MEMBERS},
     )
 
 
@@ -456,7 +459,7 @@ def _variants(name: str, params: tuple[str, ...]) -> tuple[str, ...]:
 TARGETS = [Target(n, v, p) for n, p in url_names() for v in _variants(n, p)]
 
 
-def _kwargs(world: World, target: Target) -> dict[str, Any]:
+def _kwargs(world: World, target: Target, who: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     tail = target.variant.split(" ")[-1] if target.variant else ""  # "t1-b1", "photo", …
     for p in target.params:
@@ -480,6 +483,8 @@ def _kwargs(world: World, target: Target) -> dict[str, Any]:
             out[p] = world.notices[target.variant.split(" ")[0]]
         elif p == "pk":  # the invitation
             out[p] = world.invitation_pk
+        elif p == "job":  # the reader's own export (who is no member tries the GM's)
+            out[p] = world.exports.get(who, world.exports["gm"])
         else:
             raise AssertionError(f"no concrete argument for {p!r} of {target.name}: add one")
     return out
@@ -518,9 +523,11 @@ def _requests(target: Target, who: str, shown: bool) -> list[tuple[str, dict, di
 def walk(world: World, who: str, check: Callable[[Target, str, Any], list[str]]) -> list[str]:
     """Every URL and variant as `who`; `check(target, where, response)` names what is wrong."""
     client = world.client(who)
+    if who in MEMBERS:  # his export, of the campaign as it is now (an amendment may follow)
+        world.exports[who] = export_made(world.campaign, world.users[who]).pk
     problems = []
     for target in TARGETS:
-        url = reverse(target.name, kwargs=_kwargs(world, target))
+        url = reverse(target.name, kwargs=_kwargs(world, target, who))
         first = client.get(url)
         requests = [("GET", {}, {}, first)]
         for method, data, headers in _requests(target, who, first.status_code == 200):
@@ -562,7 +569,7 @@ def test_the_detectors_find_what_they_look_for(three: World):
     """The other half: what each reader must not see is there for those who may see it (the
     GM, the own side, a battle's sides on its pages), so that "no leak" proves something."""
     p3 = forbidden_for(three, "p3")
-    gm_export = _get(three, "gm", "campaign:export")
+    gm_export = _get(three, "gm", "campaign:export-download", three.exports["gm"])
     gm_report = _get(three, "gm", "campaign:report", 1)
     p3_labels = {s.label for s in p3.anywhere}
     assert {"hidden force f4", "hidden force f8", "roster of visible force f2"} <= p3_labels
@@ -579,7 +586,7 @@ def test_the_detectors_find_what_they_look_for(three: World):
     assert ("movement:initiative-f3", "R6.1.5") in gm_report.rows
     # a side reads its own forces fully, and its own holdings' features
     own = roster_secrets(three_side_state().forces, {"f3", "f6"}, "own")
-    p3_export = _get(three, "p3", "campaign:export")
+    p3_export = _get(three, "p3", "campaign:export-download", three.exports["p3"])
     assert {s.label for s in own if s.found_in(p3_export)} == {"own f3", "own f6"}
     assert "burial-mound" in p3_export.body
     # the battle's sides read both armies on its pages (the exemption is exercised)

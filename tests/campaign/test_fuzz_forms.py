@@ -162,9 +162,9 @@ def test_the_gm_turn_controls(cast, asked, paused, deadline):
     action, data = asked
     with rolled_back():
         at = {None: None, "far": datetime(2099, 1, 1, tzinfo=UTC)}
-        # a deadline at the end of the calendar, as the forms no longer set one: resuming it
-        # would run past the end (turn_resume's to guard), so only the other controls see it
-        at["end"] = datetime(9999, 12, 31, 20, tzinfo=UTC) if action != "resume" else at["far"]
+        # a deadline at the end of the calendar, as the forms no longer set one (the admin or
+        # an old import could): resuming or extending it is refused, never an overflow
+        at["end"] = datetime(9999, 12, 31, 20, tzinfo=UTC)
         Turn.objects.filter(campaign=cast.campaign).update(
             deadline=at[deadline], paused_at=datetime(2000, 1, 1, tzinfo=UTC) if paused else None
         )

@@ -16,7 +16,7 @@ names, generals and characters, in pages, htmx fragments, JSON and downloads ali
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -32,6 +32,7 @@ from campaign.selectors import turn_current
 from campaign.setup.invitations import invitation_create
 from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles
 from notifications.models import Kind, Notification
+from tests.campaign.exchange.exports import download_url, export_made
 from tests.campaign.leaks import (
     HTMX,
     Secret,
@@ -141,7 +142,20 @@ EXPECT: dict[str, dict[str, Any]] = {
         ),
     },
     "campaign:inbox": {"GET": GM_ONLY, "POST": GET_ONLY},
-    "campaign:export": {"GET": MEMBERS, "POST": GET_ONLY},
+    # the export page; a POST asks for the member's export (302: back to the page)
+    "campaign:export": {"GET": MEMBERS, "POST": row(302, 302, 302, 302)},
+    # an export, its progress line and its download: its own member's only, anyone else's
+    # is not found (side_a's and side_b's, written)
+    "campaign:export-job[side_a export]": {"GET": row(404, 200, 404, 404), "POST": GET_ONLY},
+    "campaign:export-job[side_b export]": {"GET": row(404, 404, 200, 404), "POST": GET_ONLY},
+    "campaign:export-download[side_a export]": {
+        "GET": row(404, 200, 404, 404),
+        "POST": GET_ONLY,
+    },
+    "campaign:export-download[side_b export]": {
+        "GET": row(404, 404, 200, 404),
+        "POST": GET_ONLY,
+    },
     # the whole campaign with its photo files: the GM's only
     "campaign:export-archive": {"GET": GM_ONLY, "POST": GET_ONLY},
     # the GM sees who has saved or confirmed; an observer is told only players give orders
@@ -343,6 +357,9 @@ EXPECT: dict[str, dict[str, Any]] = {
 HTMX_GET = {
     "campaign:turn-status": row(286, 286, 286, 286),
     "battles:detail": row(286, 286, 286, 404),  # its after-battle panel polls the same way
+    # an export's progress line stops polling once the export is written
+    "campaign:export-job[side_a export]": row(404, 286, 404, 404),
+    "campaign:export-job[side_b export]": row(404, 404, 286, 404),
     "campaign:orders-odds[side_a force]": OWN_FORCE_A,
     "campaign:orders-odds[side_b force]": OWN_FORCE_B,
 }
@@ -379,6 +396,8 @@ def _variants(name: str, params: tuple[str, ...]) -> tuple[str, ...]:
         return ("side_a force", "side_b force")
     if own & TOKEN_PARAMS:
         return ("invitation", "unknown token")
+    if "job" in own:
+        return ("side_a export", "side_b export")
     if ns == "notifications" and own:
         return ("side_a notice",)
     return ("",)
@@ -429,6 +448,7 @@ class World:
     battle: Battle | None
     photo: BattlePhoto | None = None
     notice_pk: int = 0  # side_a's notice
+    exports: dict[str, int] = field(default_factory=dict)  # side_a, side_b → his export
 
     @property
     def campaign(self):
@@ -516,6 +536,7 @@ def world(request, cast, record_results, settings, tmp_path) -> World:
         battle=battle,
         notice_pk=notice.pk,
         photo=_battle_photo(battle, cast.users["gm"]) if battle is not None else None,
+        exports={who: export_made(campaign, cast.users[who]).pk for who in ("side_a", "side_b")},
     )
 
 
@@ -551,6 +572,8 @@ def _kwargs(world: World, target: Target) -> dict[str, Any]:
             out[p] = world.notice_pk
         elif p == "pk":  # the invitation
             out[p] = world.invitation_pk
+        elif p == "job":  # (a world made without exports: one that does not exist)
+            out[p] = world.exports.get(target.variant.split(" ")[0], 0)
         else:
             raise AssertionError(f"no concrete argument for {p!r} of {target.name}: add one")
     return out
@@ -721,20 +744,25 @@ def test_the_leak_detectors_find_what_they_look_for(cast):
         return set(leaks(body, response.get("Content-Type", ""), secrets[against]))
 
     orders = reverse("campaign:orders", args=[slug])
-    export = reverse("campaign:export", args=[slug])
+    exports = {
+        who: export_made(cast.campaign, cast.users[who]) for who in ("gm", "side_a", "side_b")
+    }
+    export = {who: download_url(cast.campaign, job) for who, job in exports.items()}
     game_map = reverse("campaign:map", args=[slug])
     editor = reverse("campaign:orders-force", args=[slug, "r2"])
     # the raider's own orders page, editor and export hold what the defender must not read
     assert {"side_a's path orders", "side_a's retreat orders"} <= found("side_a", orders, "side_b")
     assert {"side_a's path orders", "side_a's retreat orders"} <= found("side_a", editor, "side_b")
-    assert {"side_a's path orders", "side_a's retreat orders"} <= found("side_a", export, "side_b")
+    assert {"side_a's path orders", "side_a's retreat orders"} <= found(
+        "side_a", export["side_a"], "side_b"
+    )
     assert {"side_b's path orders", "side_b's retreat orders"} <= found(
-        "side_b", reverse("campaign:export", args=[slug]), "side_a"
+        "side_b", export["side_b"], "side_a"
     )
     # the GM's map and export show every force each player must not see
     hidden_defenders = {"hidden force d1", "hidden force d2", "hidden force d3"}
     assert hidden_defenders <= found("gm", game_map, "side_a")
-    assert hidden_defenders <= found("gm", export, "side_a")
+    assert hidden_defenders <= found("gm", export["gm"], "side_a")
     assert hidden_defenders | {"hidden force r1", "hidden force r2", "hidden force r3"} <= found(
         "gm", reverse("campaign:map-json", args=[slug]), "observer"
     )

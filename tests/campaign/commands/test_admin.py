@@ -13,6 +13,7 @@ from campaign.models import (
     Amendment,
     AuditEntry,
     Campaign,
+    ExportJob,
     Invitation,
     LineArchive,
     Membership,
@@ -56,6 +57,7 @@ def played(run, battle_campaign, results_file, django_user_model, settings, tmp_
     LineArchive.objects.create(
         campaign=battle_campaign, amendment=amendment, from_turn=1, data={"turns": []}
     )
+    ExportJob.objects.create(campaign=battle_campaign, user=gm, reader="gm::all")
     AuditEntry.log(battle_campaign, "rolled-back", user=gm, turn=1, amendment=amendment)
     SetupRoll.objects.create(
         campaign=battle_campaign, kind="climate", rule="R4.1.1", seed=1, result="cold", made_by=gm

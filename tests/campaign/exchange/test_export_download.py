@@ -1,6 +1,6 @@
-"""The export download (`campaign:export`): the whole campaign for the GM, and for anyone else
-only what his side may see: no hidden force, no other player's orders, no seed of a turn that
-is not resolved."""
+"""The export download (`campaign:export-download`, written by the export job): the whole
+campaign for the GM, and for anyone else only what his side may see: no hidden force, no
+other player's orders, no seed of a turn that is not resolved."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from campaign.exchange.export import FORMAT, campaign_export, export_json
 from campaign.models import Force
 from campaign.selectors import turn_current
 from campaign.turns.services import turn_close
+from tests.campaign.exchange.exports import download_url, export_made
 from tests.campaign.reports.test_report import (
     DEFENDER_IDS,
     HIDDEN_DEFENDERS,
@@ -28,7 +29,7 @@ from tests.conftest import CAST
 
 pytestmark = pytest.mark.django_db
 
-URL = reverse("campaign:export", args=["incursion"])
+URL = reverse("campaign:export", args=["incursion"])  # the export page
 
 
 def resolve() -> None:
@@ -36,7 +37,8 @@ def resolve() -> None:
 
 
 def download(cast, who: str) -> tuple[str, dict]:
-    response = cast.client(who).get(URL)
+    job = export_made(cast.campaign, cast.users[who])
+    response = cast.client(who).get(download_url(cast.campaign, job))
     assert response.status_code == 200
     assert response["Content-Type"].startswith("application/json")
     assert response["Content-Disposition"].startswith("attachment; filename=")
