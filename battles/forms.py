@@ -22,6 +22,7 @@ from battles.entry import (
 )
 from battles.models import Battle
 from battles.roster import COUNTS, SIDE_KEYS, Roster
+from campaign.text import TextField
 
 COUNT_LABELS = {
     "killed": gettext_lazy("Killed"),
@@ -63,13 +64,13 @@ class BattleResultForm(forms.Form):
     (or, under the Italian method, the points each side lost), an optional report, and the
     GM's note for an override."""
 
-    report_text = forms.CharField(
+    report_text = TextField(
         label=gettext_lazy("Battle report (optional)"),
         required=False,
         max_length=20000,
         widget=forms.Textarea(attrs={"rows": 4}),
     )
-    note = forms.CharField(
+    note = TextField(
         label=gettext_lazy("Note for the audit log (required to override)"),
         required=False,
         max_length=5000,
@@ -226,7 +227,7 @@ class BattleResultForm(forms.Form):
 
 
 class DisputeForm(forms.Form):
-    note = forms.CharField(
+    note = TextField(
         label=gettext_lazy("What is wrong with this result?"),
         max_length=5000,
         widget=forms.Textarea(attrs={"rows": 3}),
@@ -256,6 +257,4 @@ class PhotoForm(forms.Form):
         label=gettext_lazy("Photo (JPEG, PNG, GIF or WebP; at most 10 MB)"),
         widget=forms.ClearableFileInput(attrs={"accept": "image/*"}),
     )
-    caption = forms.CharField(
-        label=gettext_lazy("Caption (optional)"), required=False, max_length=200
-    )
+    caption = TextField(label=gettext_lazy("Caption (optional)"), required=False, max_length=200)

@@ -411,10 +411,20 @@ def _map_data(gmap: R.GameMap) -> Any:
     return data
 
 
+def _object(data: Any, where: str) -> dict[str, Any]:
+    """Stored data that must be an object (None: an empty one); `FormatError` otherwise, as
+    the codec says it (an amendment's orders are typed by the GM)."""
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise R.FormatError(f"{where}: expected an object, got {type(data).__name__}")
+    return data
+
+
 def orders_from_data(player_key: str, data: Any, where: str = "") -> PlayerOrders:
     """A player's stored orders (`Orders.data`: no player id; a force's id may be left out,
     it is the key its orders are filed under)."""
-    data = {**(data or {}), "player_id": player_key}
+    data = {**_object(data, where or "orders"), "player_id": player_key}
     if isinstance(data.get("forces"), dict):
         data["forces"] = {
             fid: {**fo, "force_id": fo.get("force_id", fid)} if isinstance(fo, dict) else fo
@@ -432,7 +442,8 @@ def orders_to_data(orders: PlayerOrders) -> dict[str, Any]:
 
 def result_from_data(battle_key: str, data: Any, where: str = "") -> R.BattleResult:
     """A battle's stored result (`Battle.result`: no battle id, the row's key is it)."""
-    return from_data(R.BattleResult, {**(data or {}), "battle_id": battle_key}, where)
+    data = {**_object(data, where or "result"), "battle_id": battle_key}
+    return from_data(R.BattleResult, data, where)
 
 
 def result_to_data(result: R.BattleResult) -> dict[str, Any]:

@@ -7,6 +7,7 @@ their values. `docs/state-format.md` documents the formats with an example.
 from __future__ import annotations
 
 import dataclasses
+import json
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -23,6 +24,18 @@ class FormatError(RulesError):
 
 
 _PLAIN = (str, int, float, bool, type(None))
+
+
+def _shown(data: Any) -> str:
+    """A value as the JSON it came from writes it, cut short: an error quotes it so, never
+    as a Python repr (which a person reading the message did not write), nor whole."""
+    try:
+        text = json.dumps(data, ensure_ascii=False)
+    except (TypeError, ValueError):  # not JSON data
+        text = repr(data)
+    if not text.isprintable():  # a lone surrogate, a NUL: escaped, as JSON writes them
+        text = json.dumps(data, default=repr)
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 @cache
@@ -223,11 +236,11 @@ def _union_from_data(args: tuple[Any, ...], data: Any, where: str) -> Any:
 def _coord_from_data(data: Any, where: str) -> Coord:
     """A square: `[x, y]`, two integers."""
     if not (isinstance(data, list | tuple) and len(data) == 2):
-        raise FormatError(f"{where}: a square is [x, y], got {data!r}")
+        raise FormatError(f"{where}: a square is [x, y], got {_shown(data)}")
     try:
         return (int(data[0]), int(data[1]))
     except (TypeError, ValueError) as e:
-        raise FormatError(f"{where}: a square is two integers, got {data!r}") from e
+        raise FormatError(f"{where}: a square is two integers, got {_shown(data)}") from e
 
 
 def _tuple_from_data(args: tuple[Any, ...], data: Any, where: str) -> tuple[Any, ...]:
@@ -265,7 +278,7 @@ def _enum_from_data(cls: type[Enum], data: Any, where: str) -> Enum:
         return cls(data)
     except ValueError:
         allowed = ", ".join(m.value for m in cls)
-        raise FormatError(f"{where}: {data!r} is not one of {allowed}") from None
+        raise FormatError(f"{where}: {_shown(data)} is not one of {allowed}") from None
 
 
 def _dataclass_from_data(cls: Any, data: Any, where: str) -> Any:
@@ -294,11 +307,11 @@ def _dataclass_from_data(cls: Any, data: Any, where: str) -> Any:
 def _plain_from_data(cls: Any, data: Any, where: str) -> Any:
     """int, str and bool are checked (a bool is no integer); anything else passes as is."""
     if cls is int and (isinstance(data, bool) or not isinstance(data, int)):
-        raise FormatError(f"{where}: expected an integer, got {data!r}")
+        raise FormatError(f"{where}: expected an integer, got {_shown(data)}")
     if cls is str and not isinstance(data, str):
-        raise FormatError(f"{where}: expected text, got {data!r}")
+        raise FormatError(f"{where}: expected text, got {_shown(data)}")
     if cls is bool and not isinstance(data, bool):
-        raise FormatError(f"{where}: expected true or false, got {data!r}")
+        raise FormatError(f"{where}: expected true or false, got {_shown(data)}")
     return data
 
 

@@ -15,6 +15,7 @@ repr, a traceback or an internal code.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -101,6 +102,35 @@ _TEXT = st.text(
 
 def nasty() -> st.SearchStrategy[str]:
     return st.one_of(st.sampled_from(NASTY), _TEXT)
+
+
+# JSON values of any shape for the forms that take JSON (issue 28): text with lone surrogates
+# and NUL, floats beyond JSON (NaN, Infinity), integers beyond 64 bits
+JSON_VALUES = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.text(max_size=12),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+def or_junk(plausible: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """Mostly `plausible`, else any JSON value."""
+    return st.one_of(plausible, plausible, JSON_VALUES)
+
+
+def json_text(values: st.SearchStrategy[Any]) -> st.SearchStrategy[str]:
+    """`values` as a form would post their JSON: ASCII, lone surrogates and NUL written as
+    escapes (no form can send them raw), NaN and Infinity as Python writes them; or hostile
+    text."""
+    return st.one_of(values.map(json.dumps), values.map(json.dumps), nasty())
 
 
 def _hostile(plausible: Sequence[str]) -> st.SearchStrategy[Any]:

@@ -44,6 +44,7 @@ from campaign.orders.services import (
     reinforcement_remove,
 )
 from campaign.selectors import turn_current
+from campaign.text import text_problem
 from rules import (
     Individual,
     ReinforcementRequest,
@@ -107,6 +108,17 @@ def _count(data: Any, name: str, errors: list[str], what: str) -> int:
     return n
 
 
+def _text(data: Any, name: str, errors: list[str]) -> str:
+    """A name typed in the form, cut to 100 characters; what no database can store refused
+    (these go into the orders' JSONB, not through a form field)."""
+    raw = str(data.get(name, "") or "")
+    problem = text_problem(raw)
+    if problem is not None:
+        errors.append(problem)
+        return ""
+    return raw.strip()[:100]
+
+
 def compose(data: Any, catalogue: Catalogue, page: OrdersPage) -> Composed:
     """The request the form describes, priced from the catalogue, or what is wrong with it."""
     errors: list[str] = []
@@ -132,7 +144,7 @@ def compose(data: Any, catalogue: Catalogue, page: OrdersPage) -> Composed:
         if g is None:
             errors.append(_("There is no such general in your roster."))
         else:
-            name = str(data.get("general_name", "")).strip()[:100]
+            name = _text(data, "general_name", errors)
             general = replace(g.general, id="g1", name=name)
     join = str(data.get("join", "") or "")
     if join and page.card(join) is None:
@@ -146,7 +158,7 @@ def compose(data: Any, catalogue: Catalogue, page: OrdersPage) -> Composed:
         general=general,
         individuals=tuple(individuals),
         status=Status(status),
-        name=str(data.get("name", "")).strip()[:100],
+        name=_text(data, "name", errors),
         join=join,
     )
     errors += [

@@ -14,9 +14,10 @@ from django.utils.translation import gettext_lazy
 import rules as R
 from campaign import labels
 from campaign.models import Command, Membership, Player, Side
-from campaign.setup.map_import import MAP_MAX, MAP_MIN
+from campaign.setup.map_import import MAP_MAX, MAP_MIN, MAP_TEXT_MAX
 from campaign.setup.options import OPTION_SPECS
 from campaign.setup.services import DEFAULT_COLOUR, HOLDING_FEATURE_CHOICES
+from campaign.text import TextField
 
 ORDER_CHOICES = labels.choices(labels.STATUS, [s for s in R.Status if s.is_order])  # R2.6.1
 
@@ -30,12 +31,10 @@ def choice_field(form: forms.Form, name: str) -> forms.ChoiceField:
 # far above any army, well inside the database's integers: a typo is refused, never a crash
 POINTS_MAX = 1_000_000
 DESCRIPTION_MAX_LENGTH = 5000
-# a 60 × 60 map with every feature on every square fits many times over
-MAP_TEXT_MAX = 1_000_000
 
 
 class NewCampaignForm(forms.Form):
-    name = forms.CharField(label=gettext_lazy("Name"), max_length=200)
+    name = TextField(label=gettext_lazy("Name"), max_length=200)
     slug = forms.SlugField(
         label=gettext_lazy("Short name for addresses"),
         max_length=50,
@@ -77,7 +76,7 @@ class NewCampaignForm(forms.Form):
             "on the overview at any time."
         ),
     )
-    description = forms.CharField(
+    description = TextField(
         label=gettext_lazy("Description"),
         required=False,
         max_length=DESCRIPTION_MAX_LENGTH,
@@ -107,7 +106,7 @@ class SquareForm(forms.Form):
 class ImportForm(forms.Form):
     # the form's metaclass moves its fields into `base_fields`: this one does not replace the
     # bound data, `BaseForm.data`, as the stubs take it to
-    data = forms.CharField(  # type: ignore[assignment]
+    data = TextField(  # type: ignore[assignment]
         label=gettext_lazy("Map text"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false"}),
@@ -164,7 +163,7 @@ class TerritoryForm(forms.Form):
 
 class HoldingForm(forms.Form):
     player = forms.ChoiceField(label=gettext_lazy("Army"))
-    name = forms.CharField(label=gettext_lazy("Name"), max_length=100, required=False)
+    name = TextField(label=gettext_lazy("Name"), max_length=100, required=False)
     x = forms.IntegerField(label=gettext_lazy("Column (x)"), min_value=0, max_value=MAP_MAX)
     y = forms.IntegerField(label=gettext_lazy("Row (y)"), min_value=0, max_value=MAP_MAX)
     capital = forms.BooleanField(label=gettext_lazy("Capital"), required=False)
@@ -195,13 +194,13 @@ class HoldingForm(forms.Form):
 
 
 class SideForm(forms.Form):
-    name = forms.CharField(label=gettext_lazy("Side name"), max_length=100)
+    name = TextField(label=gettext_lazy("Side name"), max_length=100)
 
 
 class PlayerForm(forms.Form):
-    name = forms.CharField(label=gettext_lazy("Army name"), max_length=100)
+    name = TextField(label=gettext_lazy("Army name"), max_length=100)
     side = forms.ChoiceField(label=gettext_lazy("Side"))
-    race = forms.CharField(
+    race = TextField(
         label=gettext_lazy("Race"),
         max_length=100,
         required=False,
@@ -210,7 +209,7 @@ class PlayerForm(forms.Form):
         ),
         widget=forms.TextInput(attrs={"list": "races"}),
     )
-    colour = forms.CharField(
+    colour = TextField(
         label=gettext_lazy("Colour"),
         initial=DEFAULT_COLOUR,
         widget=forms.TextInput(attrs={"type": "color"}),
@@ -295,7 +294,7 @@ class OptionsForm(forms.Form):
 
 
 class ForceForm(forms.Form):
-    name = forms.CharField(label=gettext_lazy("Force name"), max_length=100, required=False)
+    name = TextField(label=gettext_lazy("Force name"), max_length=100, required=False)
     x = forms.IntegerField(label=gettext_lazy("Column (x)"), min_value=0, max_value=MAP_MAX)
     y = forms.IntegerField(label=gettext_lazy("Row (y)"), min_value=0, max_value=MAP_MAX)
     status = forms.ChoiceField(label=gettext_lazy("Initial order (R2.6.1)"), choices=ORDER_CHOICES)
@@ -361,7 +360,7 @@ class ForceForm(forms.Form):
 
 
 class CommandForm(forms.Form):
-    general_name = forms.CharField(label=gettext_lazy("General"), max_length=100)
+    general_name = TextField(label=gettext_lazy("General"), max_length=100)
     general_cv = forms.IntegerField(
         label=gettext_lazy("Command value (CV)"),
         min_value=0,
@@ -375,7 +374,7 @@ class CommandForm(forms.Form):
 
 
 class UnitForm(forms.Form):
-    type = forms.CharField(label=gettext_lazy("Unit type"), max_length=100)
+    type = TextField(label=gettext_lazy("Unit type"), max_length=100)
     speciality = forms.ChoiceField(
         label=gettext_lazy("Speciality"), choices=labels.choices(labels.SPECIALITY)
     )
@@ -424,7 +423,7 @@ class IndividualForm(forms.Form):
     kind = forms.ChoiceField(
         label=gettext_lazy("Character"), choices=labels.choices(labels.INDIVIDUAL_KIND)
     )
-    name = forms.CharField(label=gettext_lazy("Name"), max_length=100, required=False)
+    name = TextField(label=gettext_lazy("Name"), max_length=100, required=False)
     points = forms.IntegerField(
         label=gettext_lazy("Points"), min_value=0, max_value=POINTS_MAX, initial=0
     )

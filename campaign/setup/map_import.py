@@ -28,6 +28,7 @@ from django.utils.translation import gettext as _
 
 import rules as R
 from campaign.errors import ServiceError
+from campaign.json_input import JsonRefused, json_parse
 from campaign.models import Campaign, Player, Square
 from campaign.setup.base import (
     campaign_lock,
@@ -40,6 +41,8 @@ from rules import validate_state_references
 
 MAP_MIN = 3  # R2.2.1: a map must be cut in three along either axis
 MAP_MAX = 60
+# in characters: a 60 × 60 map with every feature on every square fits many times over
+MAP_TEXT_MAX = 1_000_000
 FEATURE_VALUES = frozenset(f.value for f in R.Feature)
 
 
@@ -114,15 +117,11 @@ def _size_problems(width: Any, height: Any) -> list[MapProblem]:
 def map_parse_json(text: str, players: Iterable[str]) -> ParsedMap:
     """The JSON map format (see the module docstring)."""
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise MapFormatError(
-            [MapProblem(_("Not valid JSON: %(msg)s.") % {"msg": e.msg}, e.lineno, e.colno)]
-        ) from None
-    except (RecursionError, ValueError):  # nested too deep; an integer of thousands of digits
-        raise MapFormatError(
-            [MapProblem(_("Not a map: the JSON is nested too deep or holds a number too long."))]
-        ) from None
+        doc = json_parse(text, max_chars=MAP_TEXT_MAX, want_object=False)
+    except JsonRefused as e:
+        if e.line is not None:  # the syntax: where, and what the parser expected there
+            e.message = _("Not valid JSON: %(msg)s.") % {"msg": e.detail}
+        raise MapFormatError([MapProblem(e.message, e.line, e.column)]) from None
     if isinstance(doc, dict) and isinstance(doc.get("map"), dict):
         doc = doc["map"]  # a whole state document
     if not isinstance(doc, dict):

@@ -30,6 +30,7 @@ from battles.roster import battle_roster_get
 from campaign import adapters
 from campaign.errors import ServiceError
 from campaign.models import Amendment, AuditEntry, Campaign, Membership, Turn
+from campaign.text import text_clean
 from campaign.turns import amend_write
 from campaign.turns.branch import (
     TURN,
@@ -86,7 +87,7 @@ def _resolved_turn(turns: list[Turn], number: int) -> Turn:
 
 
 def _reason(reason: str) -> str:
-    reason = (reason or "").strip()
+    reason = text_clean(reason, field=REASON_FIELD).strip()
     if not reason:
         raise ServiceError(
             {REASON_FIELD: [_("Say why: the reason goes to the audit log and to the players.")]}

@@ -25,10 +25,12 @@ from campaign import adapters
 from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer, require_gm
 from campaign.amendments import amendment_title, diff_lines, readers_of_turn
 from campaign.errors import ServiceError
+from campaign.json_input import JsonRefused, json_parse
 from campaign.labels import battle_number
 from campaign.models import Amendment, AuditEntry, LineArchive, Side, Turn, TurnResolution
 from campaign.names import Names
 from campaign.sentences import event_sentence
+from campaign.text import TextField
 from campaign.turns import amend
 from rules import to_data
 
@@ -91,6 +93,8 @@ def amend_result(request: HtmxHttpRequest, slug: str, battle: str) -> HttpRespon
 
 # --- amending a turn (from its report) ---------------------------------------------------------
 
+AMEND_JSON_MAX = 1_000_000  # characters: the orders of a large army, pretty-printed, fit
+
 
 class TurnAmendForm(forms.Form):
     KINDS = [
@@ -105,7 +109,7 @@ class TurnAmendForm(forms.Form):
         label=gettext_lazy("What to amend"), choices=KINDS, widget=forms.RadioSelect
     )
     player = forms.ChoiceField(label=gettext_lazy("Whose orders"), required=False)
-    orders = forms.CharField(
+    orders = TextField(
         label=gettext_lazy("His orders as they should have been (JSON)"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false", "class": "json"}),
@@ -113,13 +117,13 @@ class TurnAmendForm(forms.Form):
             "Prefilled with the orders the turn used; the format is docs/state-format.md's."
         ),
     )
-    options = forms.CharField(
+    options = TextField(
         label=gettext_lazy("The options as they should have been (JSON)"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false", "class": "json"}),
         help_text=gettext_lazy("Prefilled with the options in force on the turn."),
     )
-    reason = forms.CharField(
+    reason = TextField(
         label=gettext_lazy("Why (the audit log and the players read it)"),
         widget=forms.Textarea(attrs={"rows": 2}),
     )
@@ -138,9 +142,9 @@ class TurnAmendForm(forms.Form):
         field = {"orders": "orders", "options": "options"}.get(str(kind))
         if field is not None:
             try:
-                data["parsed"] = json.loads(data.get(field) or "")
-            except ValueError as e:
-                self.add_error(field, _("This is not JSON: %(why)s") % {"why": e})
+                data["parsed"] = json_parse(data.get(field) or "", max_chars=AMEND_JSON_MAX)
+            except JsonRefused as e:
+                self.add_error(field, e.message)
         return data
 
 

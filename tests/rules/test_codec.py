@@ -89,3 +89,20 @@ def test_bad_orders_say_where(data: Any) -> None:
     kind, text = _outcome(lambda: codec.from_data(PlayerOrders, data, "orders"))
     assert kind == "FormatError" and text.startswith("orders")
     assert (kind, text) == _outcome(lambda: codec._read(PlayerOrders, data, "orders"))
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        ({"player_id": "p1", "initiative_priority": [{"": None}]}, 'got {"": null}'),
+        ({"player_id": "p1", "forces": {"f1": {"force_id": "f1", "zoc": [1]}}}, "[1] is not one"),
+        ({"player_id": "p1", "initiative_priority": [["x" * 500]]}, 'got ["xxxx'),
+        ({"player_id": "p1", "initiative_priority": ["\ud800", 1]}, "got 1"),
+        ({"player_id": "p1", "initiative_priority": [["\ud800"]]}, 'got ["\\ud800"]'),
+    ],
+)
+def test_a_refused_value_is_quoted_as_json_and_cut_short(data: Any, said: str) -> None:
+    """A person reads these: the value as the JSON he wrote, not a Python repr, never whole."""
+    _kind, text = _outcome(lambda: codec.from_data(PlayerOrders, data, "orders"))
+    assert said in text and "'" not in text and len(text) < 200
+    text.encode("utf-8")  # a lone surrogate quoted escaped: the page can be written

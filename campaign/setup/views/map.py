@@ -19,6 +19,7 @@ import rules as R
 from campaign import adapters, labels
 from campaign.access import HtmxHttpRequest, NotAllowed, Viewer, campaign_viewer
 from campaign.errors import ServiceError
+from campaign.keys import key_asked
 from campaign.map.build import map_model
 from campaign.map.model import Clickable, MapModel
 from campaign.models import Campaign, Holding, Player, Square
@@ -193,6 +194,7 @@ def _brush_apply(campaign: Campaign, square: Square, brush: str) -> None:
         feats.symmetric_difference_update({value})
         setup.square_features_set(campaign=campaign, x=square.x, y=square.y, features=feats)
     elif kind == "zone":
+        value = key_asked(value)  # a player's key: what cannot be one is not found
         zone = "" if square.zone == value else value
         setup.square_zone_set(campaign=campaign, x=square.x, y=square.y, zone=zone)
     else:

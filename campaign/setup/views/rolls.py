@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from campaign.errors import ServiceError
+from campaign.keys import key_asked
 from campaign.models import Holding, Player, SetupRoll
 from campaign.setup.rolls import OPPOSED, setup_roll_make, setup_rolls_lines
 from campaign.setup.views.pages import gm_viewer
@@ -47,7 +48,7 @@ def setup_roll(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
         pair = (by_key[form.cleaned_data["first"]], by_key[form.cleaned_data["second"]])
     holding = None
     if kind == Kind.FEATURE:
-        key = request.POST.get("holding", "")
+        key = key_asked(request.POST.get("holding", ""))
         holding = Holding.objects.filter(campaign=campaign, key=key).first()
     try:
         roll = setup_roll_make(
