@@ -15,6 +15,7 @@ from django.utils.html import escape
 from campaign import adapters
 from campaign.models import Campaign, Force, Orders, Player, Turn
 from campaign.orders.chances import force_test_chances_get
+from campaign.orders.selectors import force_orders_version, orders_version
 from campaign.orders.services import orders_submit
 from campaign.selectors import turn_current
 from campaign.turns.services import turn_close
@@ -51,6 +52,22 @@ def _force_data(**changes) -> dict[str, str]:
         "initiative": "early",
     }
     data.update(changes)
+    return data
+
+
+def _stamp(campaign: Campaign, force: str | None = None, player: str | None = None) -> dict:
+    """What a form of the orders pages drawn now carries (architecture.md, "Nothing acts on
+    a stale page"): the turn's number; with `force`, the version of that force's saved
+    orders (the editor's `base`); with `player`, the version of all his saved orders (the
+    confirm form's `base`)."""
+    turn = turn_current(campaign=campaign)
+    data = {"turn": str(turn.number)}
+    if force is not None:
+        owner = Force.objects.get(campaign=campaign, key=force).owner
+        row = Orders.objects.filter(turn=turn, player=owner).first()
+        data["base"] = force_orders_version(row, force)
+    if player is not None:
+        data["base"] = orders_version(Orders.objects.filter(turn=turn, player__key=player).first())
     return data
 
 
