@@ -225,9 +225,9 @@ def orders_force(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpRes
     """One force's orders: GET the editor (or, with `view=summary`, the summary card), POST
     save them (or, with `clear`, remove them; with `restore`, put back `original`)."""
     viewer, page = player_page(request, slug, force_key)
+    card = card_or_404(page, force_key)
     if request.method == "POST" and (stale := _stale(request, viewer)):
         return _refused(request, viewer, page, force_key, stale)
-    card = card_or_404(page, force_key)
     if request.method == "GET":
         if request.GET.get("view") == "summary":
             ctx = {"card": card}
@@ -276,9 +276,9 @@ def orders_path(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpResp
     the step, checks the whole of the orders and saves them, together with the rest of the
     force's form. A refused step stays on the map, marked, with the error beside the path."""
     viewer, page = player_page(request, slug, force_key)
+    card = card_or_404(page, force_key)
     if stale := _stale(request, viewer):
         return _refused(request, viewer, page, force_key, stale)
-    card = card_or_404(page, force_key)
     data = request.POST.copy()
     try:
         current = squares_parse(data.get("path", ""))
@@ -446,13 +446,12 @@ def _refused(
 ) -> HttpResponse:
     """A write refused before anything was done: the form was for another turn (`message`,
     `StaleTurn`'s), or the turn closed while the player was editing. Say so (409), and show
-    what stands saved now in the current turn: the force's card (a note alone if the force
-    is no longer his), and the status bar."""
+    what stands saved now in the current turn: the force's card and the status bar."""
     turn = Turn.objects.get(pk=page.turn.pk)
     only = force_key if request.htmx else None
     page = orders_page_get_for_player(viewer=viewer, turn=turn, only=only)
     ctx = {
-        "card": page.card(force_key),
+        "card": card_or_404(page, force_key),
         "refused": message or turn_closed_message(turn),
         "refused_key": force_key,
         "refused_stale": message is not None,  # the page is another turn's: offer it anew
