@@ -75,11 +75,11 @@ def _status_action(
     """Run a confirmation change and answer with the status bar: what was done, or why not
     (the page was for another turn; the turn closed meanwhile; the orders were saved again
     since the page showed them; orders the rules now refuse, each by force)."""
-    message, errors, code = "", [], 200
+    message, errors, code, stale = "", [], 200, False
     try:
         message = act()
-    except StaleTurn as e:
-        message, code = str(e), 409
+    except StaleTurn as e:  # the page is another turn's: it offers the current one's too
+        message, code, stale = str(e), 409, True
     except TurnNotOpen:
         message, code = turn_closed_message(Turn.objects.get(pk=page.turn.pk)), 409
     except OrdersChanged:
@@ -95,6 +95,7 @@ def _status_action(
         status_message=message,
         status_error=code != 200,
         status_errors=[status_error(page, e) for e in errors],
+        refused_stale=stale,
     )
     if request.htmx:  # the forces too, read-only once confirmed, editable again after
         # a refusal (409) is swapped in by static/js/site.js; the rules' errors come as 200

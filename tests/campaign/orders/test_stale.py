@@ -24,6 +24,7 @@ from campaign.selectors import turn_current
 from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles
 from tests.campaign.orders.test_orders_page import HTMX, _force_data, _orders, _url
 from tests.campaign.orders.test_reinforcements import _key, _requests
+from tests.campaign.orders.test_rulebook_choices import _by_army
 
 pytestmark = pytest.mark.django_db
 
@@ -127,6 +128,15 @@ def _unconfirm(cast, htmx: bool) -> Post:
     return Post("side_a", _url(cast.campaign, "orders-confirm"), data, htmx)
 
 
+def _army(cast, htmx: bool) -> Post:
+    _by_army(cast.campaign)  # the box of R6.1.2
+    page = cast.client("side_a").get(_url(cast.campaign, "orders")).content.decode()
+    url = _url(cast.campaign, "orders-army")
+    return Post(
+        "side_a", url, {**_stamp(_form(page, f'action="{url}"')), "army_initiative": "last"}
+    )
+
+
 def _reinforcements_page(cast, requests: int = 0) -> str:
     """The defenders' reinforcements page, after adding `requests` requests through it."""
     c, client = cast.campaign, cast.client("side_b")
@@ -165,6 +175,7 @@ FORMS: dict[str, Callable[..., Post]] = {
     "path click": _click,
     "confirm": _confirm,
     "unconfirm": _unconfirm,
+    "army choice": _army,
     "reinforcement add": _add,
     "reinforcement remove": _remove,
     "reinforcement move": _reorder,
@@ -213,6 +224,16 @@ def test_the_same_form_posted_again_after_the_turn_moved_on_is_refused(cast, nam
     _move_on(cast.campaign)
     before = _rows(cast.campaign)
     _refused_for_turn_1(post.send(client), before, cast.campaign)
+
+
+@pytest.mark.parametrize("box", ["orders-events", "orders-regroup"])
+def test_the_other_boxes_of_the_page_are_refused_for_a_turn_gone_by(cast, box):
+    """The random events' and the regrouping's boxes: the same check as the army's."""
+    _move_on(cast.campaign)
+    before = _rows(cast.campaign)
+    data = {"turn": "1", "box": box.removeprefix("orders-"), "event_reroll": "no"}
+    response = cast.client("side_a").post(_url(cast.campaign, box), data)
+    _refused_for_turn_1(response, before, cast.campaign)
 
 
 def test_a_form_without_its_turn_is_refused(cast):
