@@ -10,7 +10,9 @@ from campaign.home import home
 from campaign.keys import KeyConverter
 from campaign.map import views as map_views
 from campaign.orders import choices as orders_choices
+from campaign.orders import confirm as orders_confirm
 from campaign.orders import event_choices as orders_events
+from campaign.orders import odds as orders_odds
 from campaign.orders import regroup as orders_regroup
 from campaign.orders import reinforcements as orders_reinforcements
 from campaign.orders import views as orders
@@ -66,7 +68,7 @@ urlpatterns = [
     path(f"{C}export.zip", exchange.export_archive, name="export-archive"),
     # orders
     path(f"{C}orders/", orders.orders, name="orders"),
-    path(f"{C}orders/confirm/", orders.orders_confirm_view, name="orders-confirm"),
+    path(f"{C}orders/confirm/", orders_confirm.orders_confirm_view, name="orders-confirm"),
     path(f"{C}orders/army/", orders_choices.orders_army, name="orders-army"),
     path(f"{C}orders/events/", orders_events.orders_events, name="orders-events"),
     path(f"{C}orders/regroup/", orders_regroup.orders_regroup, name="orders-regroup"),
@@ -92,7 +94,7 @@ urlpatterns = [
         orders.orders_probability,
         name="orders-probability",
     ),
-    path(f"{C}orders/force/<key:force_key>/odds/", orders.orders_odds, name="orders-odds"),
+    path(f"{C}orders/force/<key:force_key>/odds/", orders_odds.orders_odds, name="orders-odds"),
 ]
 
 # set-up (spec §2): new campaign, map, territory, holdings, options, players, rosters, start

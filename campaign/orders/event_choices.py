@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from campaign.access import campaign_viewer, require_player
-from campaign.orders.choices import choices_save_and_tell
+from campaign.orders.choices import choices_save_and_tell, stale_refusal
 from campaign.orders.event_targets import RANKS, EventChoices
 from campaign.orders.selectors import orders_page_get_for_player
 from campaign.selectors import turn_current
@@ -71,6 +71,8 @@ def orders_events(request: HttpRequest, slug: str) -> HttpResponse:
     viewer = campaign_viewer(request, slug)
     require_player(viewer)
     page = orders_page_get_for_player(viewer=viewer, turn=turn_current(campaign=viewer.campaign))
+    if refused := stale_refusal(request, viewer, page):
+        return refused
     back = reverse("campaign:orders", args=(viewer.campaign.slug,)) + "#orders-events"
     box = page.event_choices
     form = EventChoicesForm(request.POST, box=box)

@@ -5,8 +5,12 @@ are next due, his roster's unit types, generals and characters with their prices
 standing requests in buying order. A POST of the form adds a request (checked first: Elite
 troops, figures, R9.3.5 characters ≤ units); `-remove` and `-move` take one out or move it up
 or down. Plain form POSTs that redirect back with a message, so everything works without
-JavaScript. The requests are part of this turn's orders, bought in Phase 7 while the bank
-covers the next one (R9.3.8); those not bought stand in the next turn's orders
+JavaScript. Every form names the turn it was rendered for (`turn`), and remove and move the
+version of the list they number (`base`): a form of a stale page (another turn, a list
+changed since in another tab) is refused with the page as it stands now (409).
+
+The requests are part of this turn's orders, bought in Phase 7 while the bank covers the
+next one (R9.3.8); those not bought stand in the next turn's orders
 (`services.reinforcement_requests_carry`).
 """
 
@@ -25,8 +29,9 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from campaign.access import Viewer, campaign_viewer, require_player
-from campaign.errors import ServiceError, TurnNotOpen
+from campaign.errors import ServiceError, StaleTurn, TurnNotOpen
 from campaign.labels import STATUS, label
+from campaign.models import Turn
 from campaign.orders.reinforcement_catalogue import (
     Catalogue,
     capital_of,
@@ -38,12 +43,13 @@ from campaign.orders.reinforcement_catalogue import (
 from campaign.orders.selectors import OrdersPage, orders_page_get_for_player
 from campaign.orders.services import (
     InvalidOrders,
+    OrdersChanged,
     OrdersSaved,
     reinforcement_add,
     reinforcement_move,
     reinforcement_remove,
 )
-from campaign.selectors import turn_current
+from campaign.selectors import TURN_FIELD, turn_current, turn_expected
 from campaign.text import text_problem
 from rules import (
     Individual,
@@ -226,23 +232,57 @@ def _saved_message(request: HttpRequest, saved: OrdersSaved, done: str) -> None:
     messages.success(request, done)
 
 
+def _refused(
+    request: HttpRequest,
+    viewer: Viewer,
+    page: OrdersPage,
+    catalogue: Catalogue,
+    message: str,
+    data: Any = None,
+) -> HttpResponse:
+    """Nothing was done: the page again as it stands now, saying why (409); `data`: the new
+    request's form as he filled it, to send again if he still wants it."""
+    ctx = _context(viewer, page, catalogue, data if data is not None else {}, refused=message)
+    return render(request, TEMPLATE, ctx, status=409)
+
+
+def _not_now(request: HttpRequest, viewer: Viewer, page: OrdersPage) -> str | None:
+    """Why no form may change the requests now, before anything is done: the page was for
+    another turn (a second tab, the Back button, a form posted twice), or the turn no longer
+    takes orders."""
+    try:
+        turn_expected(campaign=viewer.campaign, posted=request.POST.get(TURN_FIELD))
+    except StaleTurn as e:
+        return str(e)
+    if not page.editable:
+        return _("Your orders can no longer be changed this turn.")
+    return None
+
+
 def _write(
     request: HttpRequest,
     viewer: Viewer,
     page: OrdersPage,
+    catalogue: Catalogue,
     act: Callable[[], OrdersSaved],
     done: str,
 ) -> HttpResponse:
-    if not page.editable:
-        messages.error(request, _("Your orders can no longer be changed this turn."))
-        return _back(viewer)
+    if (why := _not_now(request, viewer, page)) is not None:
+        return _refused(request, viewer, page, catalogue, why)
     try:
         saved = act()
     except TurnNotOpen:
-        messages.error(
-            request,
-            _("The turn is no longer open: nothing was changed. Your saved requests are kept."),
+        turn = Turn.objects.get(pk=page.turn.pk)  # closed meanwhile: the page without forms
+        page = orders_page_get_for_player(viewer=viewer, turn=turn, state=page.state)
+        why = _("The turn is no longer open: nothing was changed. Your saved requests are kept.")
+        return _refused(request, viewer, page, catalogue, why)
+    except OrdersChanged:
+        page = orders_page_get_for_player(viewer=viewer, turn=page.turn, state=page.state)
+        why = _(
+            "Nothing was changed: your requests were changed in another tab or window after "
+            "this page showed them. Here they are as they stand now."
         )
+        return _refused(request, viewer, page, catalogue, why)
     except InvalidOrders as e:
         messages.error(request, _("Your orders could not be saved: %(why)s") % {"why": e})
     except ServiceError:
@@ -258,9 +298,8 @@ def reinforcements(request: HttpRequest, slug: str) -> HttpResponse:
     viewer, page, catalogue = _page(request, slug)
     if request.method == "GET":
         return render(request, TEMPLATE, _context(viewer, page, catalogue, {}))
-    if not page.editable:
-        messages.error(request, _("Your orders can no longer be changed this turn."))
-        return _back(viewer)
+    if (why := _not_now(request, viewer, page)) is not None:  # his form kept, to send again
+        return _refused(request, viewer, page, catalogue, why, request.POST)
     composed = compose(request.POST, catalogue, page)
     if composed.request is None:  # the form again, as he filled it, with what is wrong
         ctx = _context(viewer, page, catalogue, request.POST, errors=composed.errors)
@@ -270,6 +309,7 @@ def reinforcements(request: HttpRequest, slug: str) -> HttpResponse:
         request,
         viewer,
         page,
+        catalogue,
         lambda: reinforcement_add(
             player=page.player, turn=page.turn, request=req, user=viewer.user
         ),
@@ -286,14 +326,15 @@ def _index(request: HttpRequest) -> int:
 
 @require_POST
 def reinforcements_remove(request: HttpRequest, slug: str) -> HttpResponse:
-    viewer, page, _c = _page(request, slug)
-    index = _index(request)
+    viewer, page, catalogue = _page(request, slug)
+    index, base = _index(request), request.POST.get("base", "")
     return _write(
         request,
         viewer,
         page,
+        catalogue,
         lambda: reinforcement_remove(
-            player=page.player, turn=page.turn, index=index, user=viewer.user
+            player=page.player, turn=page.turn, index=index, user=viewer.user, base=base
         ),
         _("Request removed."),
     )
@@ -302,14 +343,21 @@ def reinforcements_remove(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def reinforcements_move(request: HttpRequest, slug: str) -> HttpResponse:
     """`direction` up or down: the buying order (R9.3.8)."""
-    viewer, page, _c = _page(request, slug)
+    viewer, page, catalogue = _page(request, slug)
     index, step = _index(request), {"up": -1, "down": 1}.get(request.POST.get("direction", ""), 0)
+    base = request.POST.get("base", "")
     return _write(
         request,
         viewer,
         page,
+        catalogue,
         lambda: reinforcement_move(
-            player=page.player, turn=page.turn, index=index, step=step, user=viewer.user
+            player=page.player,
+            turn=page.turn,
+            index=index,
+            step=step,
+            user=viewer.user,
+            base=base,
         ),
         _("Request moved."),
     )

@@ -7,6 +7,7 @@ Enemy forces and their zones of control come only from the forces the viewer may
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import json
 from dataclasses import dataclass, replace
@@ -92,6 +93,42 @@ def orders_decoded_put(player_key: str, data: Any, orders: PlayerOrders) -> None
     """Keep `orders` as what `data` decodes to (`data` = `adapters.orders_to_data(orders)`,
     which the codec reads back as `orders`)."""
     _decoded.put((player_key, _text(data)), orders)
+
+
+# --- versions: what a form was built on -----------------------------------------------------
+
+NO_ORDERS = "none"  # the version of orders never saved (a digest is hexadecimal: never this)
+
+
+def _version(data: Any) -> str:
+    """A short digest of orders as stored; two forms built on the same saved orders carry the
+    same one, and a save of other orders changes it (architecture.md, "Nothing acts on a
+    stale page")."""
+    if data is None:
+        return NO_ORDERS
+    return hashlib.sha256(_text(data).encode()).hexdigest()[:16]
+
+
+def _stored(row: Orders | None) -> dict[str, Any]:
+    return row.data if row is not None and isinstance(row.data, dict) else {}
+
+
+def force_orders_version(row: Orders | None, force_key: str) -> str:
+    """The version of one force's saved orders in the player's row (`NO_ORDERS`: none): the
+    editor's `base`, so that two tabs editing different forces do not refuse each other."""
+    forces = _stored(row).get("forces")
+    return _version(forces.get(force_key) if isinstance(forces, dict) else None)
+
+
+def orders_version(row: Orders | None) -> str:
+    """The version of all the player's saved orders: what the confirm button confirms."""
+    return _version(row.data if row is not None else None)
+
+
+def requests_version(row: Orders | None) -> str:
+    """The version of the standing reinforcement requests: the list their remove and move
+    buttons number."""
+    return _version(list(_stored(row).get("reinforcements") or []))
 
 
 # --- the player's forces ---------------------------------------------------------------------
@@ -347,6 +384,16 @@ class OrdersPage:
     @property
     def confirmed(self) -> bool:
         return self.row is not None and self.row.status == Orders.Status.CONFIRMED
+
+    @property
+    def version(self) -> str:
+        """His saved orders' version as the page shows them: the confirm form's `base`."""
+        return orders_version(self.row)
+
+    @property
+    def requests_version(self) -> str:
+        """His reinforcement requests' version: the base of their remove and move forms."""
+        return requests_version(self.row)
 
     def card(self, force_key: str) -> ForceCard | None:
         found = next((c for c in self.forces if c.key == force_key), None)

@@ -21,7 +21,13 @@ from django.utils import timezone
 from campaign import adapters
 from campaign.errors import ServiceError, TurnNotOpen
 from campaign.models import Force, Orders, Player, Turn
-from campaign.orders.selectors import orders_decoded, orders_decoded_put
+from campaign.orders.selectors import (
+    force_orders_version,
+    orders_decoded,
+    orders_decoded_put,
+    orders_version,
+    requests_version,
+)
 from campaign.signals import orders_confirmed
 from rules import (
     CampaignState,
@@ -48,6 +54,25 @@ class InvalidOrders(ServiceError):
 
 class ForceNotYours(ServiceError):
     """An order for a force the player does not command (or that does not exist)."""
+
+
+class OrdersChanged(ServiceError):
+    """The saved orders a form was built on (its `base`) are no longer the saved ones: another
+    tab or window saved since. Nothing was written; `row` is the player's row as it stands
+    (None: no orders saved), to show the other change."""
+
+    def __init__(self, row: Orders | None) -> None:
+        self.row = row
+        super().__init__("The orders were saved elsewhere since this form was built.")
+
+
+def _base_check(
+    row: Orders | None, base: str | None, version: Callable[[Orders | None], str]
+) -> None:
+    """Refuse a write built on other saved orders than `row`'s (`base`: the form's version;
+    None: a caller that read the orders in the same transaction)."""
+    if base is not None and version(row) != base:
+        raise OrdersChanged(row)
 
 
 @dataclass(frozen=True)
@@ -188,12 +213,15 @@ def force_orders_save(
     force_orders: ForceOrders,
     user: User | None = None,
     state: CampaignState | None = None,
+    base: str | None = None,
 ) -> OrdersSaved:
     """Save one force's orders into the player's orders for the turn, keeping the rest as
     saved (other forces, initiative priority, reinforcement requests). `state` as for
-    `orders_submit`."""
+    `orders_submit`. `base`: the version of the force's orders the editor was built on
+    (`selectors.force_orders_version`); another one saved since is refused (`OrdersChanged`)."""
     _check_force(player, force_orders.force_id, state)
     turn, row = _locked(player, turn)
+    _base_check(row, base, lambda r: force_orders_version(r, force_orders.force_id))
     data = dict(row.data) if row is not None else {}
     fo = to_data(force_orders)
     fo.pop("force_id")
@@ -215,21 +243,33 @@ def force_orders_save(
 
 @transaction.atomic
 def force_orders_clear(
-    *, player: Player, turn: Turn, force_key: str, user: User | None = None
+    *,
+    player: Player,
+    turn: Turn,
+    force_key: str,
+    user: User | None = None,
+    base: str | None = None,
 ) -> OrdersSaved:
-    """Remove one force's orders: it keeps its status and does not move (R5.1.4)."""
+    """Remove one force's orders: it keeps its status and does not move (R5.1.4). `base` as
+    for `force_orders_save`."""
     _check_force(player, force_key)
     turn, row = _locked(player, turn)
+    _base_check(row, base, lambda r: force_orders_version(r, force_key))
     data = dict(row.data) if row is not None else {}
     data["forces"] = {k: v for k, v in (data.get("forces") or {}).items() if k != force_key}
     return _save(player, turn, row, data, user)
 
 
 @transaction.atomic
-def orders_confirm(*, player: Player, turn: Turn, user: User | None = None) -> Orders:
+def orders_confirm(
+    *, player: Player, turn: Turn, user: User | None = None, base: str | None = None
+) -> Orders:
     """Confirm the player's saved orders (with none saved: every force holds, R5.1.4).
-    They stay editable until the turn closes; an edit makes them "saved" again."""
+    They stay editable until the turn closes; an edit makes them "saved" again. `base`: the
+    version of the orders the player saw (`selectors.orders_version`); orders saved since
+    (another tab) are not confirmed unseen (`OrdersChanged`)."""
     turn, row = _locked(player, turn)
+    _base_check(row, base, orders_version)
     data = dict(row.data) if row is not None else {}
     return _write(player, turn, row, data, confirm=True, user=user, state=None)[0]
 
@@ -266,10 +306,14 @@ def _requests_edit(
     turn: Turn,
     edit: Callable[[list[Any]], list[Any]],
     user: User | None,
+    base: str | None = None,
 ) -> OrdersSaved:
     """Apply `edit` to the saved list of requests (as stored) under the turn's lock, keeping
-    the rest of the orders as saved."""
+    the rest of the orders as saved. `base`: the version of the list the page numbered
+    (`selectors.requests_version`): a list changed since is refused (`OrdersChanged`), so that
+    "remove request 2" never removes another one."""
     turn, row = _locked(player, turn)
+    _base_check(row, base, requests_version)
     data = dict(row.data) if row is not None else {}
     data["reinforcements"] = edit(list(data.get("reinforcements") or []))
     return _save(player, turn, row, data, user)
@@ -286,19 +330,25 @@ def reinforcement_add(
 
 @transaction.atomic
 def reinforcement_remove(
-    *, player: Player, turn: Turn, index: int, user: User | None = None
+    *, player: Player, turn: Turn, index: int, user: User | None = None, base: str | None = None
 ) -> OrdersSaved:
     def edit(reqs: list[Any]) -> list[Any]:
         if not 0 <= index < len(reqs):
             raise ReinforcementsNotChanged("No such reinforcement request.")
         return reqs[:index] + reqs[index + 1 :]
 
-    return _requests_edit(player, turn, edit, user)
+    return _requests_edit(player, turn, edit, user, base)
 
 
 @transaction.atomic
 def reinforcement_move(
-    *, player: Player, turn: Turn, index: int, step: int, user: User | None = None
+    *,
+    player: Player,
+    turn: Turn,
+    index: int,
+    step: int,
+    user: User | None = None,
+    base: str | None = None,
 ) -> OrdersSaved:
     """Move a request one place up (`step` -1) or down (+1) in the buying order."""
 
@@ -309,7 +359,7 @@ def reinforcement_move(
         reqs[index], reqs[to] = reqs[to], reqs[index]
         return reqs
 
-    return _requests_edit(player, turn, edit, user)
+    return _requests_edit(player, turn, edit, user, base)
 
 
 def reinforcement_requests_carry(

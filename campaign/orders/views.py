@@ -1,34 +1,33 @@
 """The orders page: a player gives his forces their standing orders for the open turn.
 
 One page (`campaign:orders`) and its fragments: one force's orders (`orders-force`, GET the
-form, POST save), a click on the path map (`orders-path`), the exact force-test chances of a
-requested order (`orders-probability`), the tactical engine's odds against a visible enemy
-force (`orders-odds`) and confirming (`orders-confirm`). Each fragment answers an htmx
-request with a partial of `campaign/orders.html` and a plain request with the whole page (or
-a redirect after a successful POST), so everything works without JavaScript.
+form, POST save), a click on the path map (`orders-path`) and the exact force-test chances
+of a requested order (`orders-probability`); confirming (`orders-confirm`) is in
+`campaign.orders.confirm`, the odds against a visible enemy force in `campaign.orders.odds`.
+Each fragment answers an htmx request with a partial of `campaign/orders.html` and a plain
+request with the whole page (or a redirect after a successful POST), so everything works
+without JavaScript.
+
+Nothing acts on a stale page (architecture.md): every POST carries the turn it was rendered
+for (`turn`, refused with `StaleTurn` before anything is done if another is current), and
+the editor the version of the force's saved orders it was built on (`base`, checked under
+the turn's lock: a save from a second tab that would undo another's is refused and shows it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from django import forms
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.http import urlencode
 from django.utils.translation import gettext as _
-from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from battles.selectors import what_if_hash, what_if_input_get, what_if_odds_get
-from battles.tasks import what_if_odds_task
-from battles.views.odds import odds_rows
 from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer, require_player
-from campaign.errors import TurnNotOpen
-from campaign.labels import STATUS, WEATHER, features_label, label
-from campaign.models import Turn
+from campaign.errors import StaleTurn, TurnNotOpen
+from campaign.models import Orders, Turn
 from campaign.orders.chances import force_test_chances_get
 from campaign.orders.clicks import path_clickable
 from campaign.orders.forms import (
@@ -37,12 +36,12 @@ from campaign.orders.forms import (
     errors_into_form,
     squares_format,
     squares_parse,
-    status_error,
 )
 from campaign.orders.path_map import path_map_get
 from campaign.orders.selectors import (
     ForceCard,
     OrdersPage,
+    force_orders_version,
     orders_list_for_gm,
     orders_page_after_save,
     orders_page_get_for_player,
@@ -51,15 +50,14 @@ from campaign.orders.selectors import (
 from campaign.orders.services import (
     ForceNotYours,
     InvalidOrders,
+    OrdersChanged,
     OrdersSaved,
     force_orders_clear,
     force_orders_save,
-    orders_confirm,
-    orders_unconfirm,
     path_after_click,
 )
-from campaign.selectors import turn_current
-from rules import SEEN_CV, SEEN_MIX, Coord, ForceOrders, RulesError, Status
+from campaign.selectors import TURN_FIELD, turn_current, turn_expected, user_label
+from rules import Coord, ForceOrders, Status
 
 TEMPLATE = "campaign/orders.html"
 
@@ -67,14 +65,14 @@ TEMPLATE = "campaign/orders.html"
 # --- helpers ---------------------------------------------------------------------------------
 
 
-def _turn_closed_message(turn: Turn) -> str:
+def turn_closed_message(turn: Turn) -> str:
     return _(
         "Turn %(number)s is %(status)s: orders can no longer be changed. Your saved orders "
         "are kept as they were."
     ) % {"number": turn.number, "status": turn.get_status_display().lower()}
 
 
-def _player_page(
+def player_page(
     request: HttpRequest, slug: str, force_key: str | None = None
 ) -> tuple[Viewer, OrdersPage]:
     """The viewer's orders page; an htmx request about `force_key` builds its card alone."""
@@ -85,7 +83,17 @@ def _player_page(
     return viewer, orders_page_get_for_player(viewer=viewer, turn=turn, only=only)
 
 
-def _card_or_404(page: OrdersPage, force_key: str) -> ForceCard:
+def _stale(request: HttpRequest, viewer: Viewer) -> str | None:
+    """Why a POST is refused before anything is done, if its form was rendered for another
+    turn than the current one (a second tab, the Back button, a form posted twice)."""
+    try:
+        turn_expected(campaign=viewer.campaign, posted=request.POST.get(TURN_FIELD))
+    except StaleTurn as e:
+        return str(e)
+    return None
+
+
+def card_or_404(page: OrdersPage, force_key: str) -> ForceCard:
     """The player's own force; anyone else's (or none) is not found, so that a hidden enemy
     force's existence is not revealed either."""
     card = page.card(force_key)
@@ -101,7 +109,7 @@ def _form(card: ForceCard, data: Any = None) -> ForceOrdersForm:
     return ForceOrdersForm(data, force_key=card.key)
 
 
-def _context(viewer: Viewer, page: OrdersPage, **extra: Any) -> dict[str, Any]:
+def page_context(viewer: Viewer, page: OrdersPage, **extra: Any) -> dict[str, Any]:
     return {"campaign": viewer.campaign, "viewer": viewer, "page": page, **extra}
 
 
@@ -113,12 +121,17 @@ def _editor(
     error_index: int | None = None,
     original: str | None = None,
 ) -> dict[str, Any]:
-    """The context of one force's editor: its form, its map and its force-test chances, and
-    the orders as the editor opened on them (`original`, carried by the form's posts)."""
+    """The context of one force's editor: its form, its map and its force-test chances, the
+    orders as the editor opened on them (`original`, carried by the form's posts) and the
+    version of the saved orders it stands on (`base`: the posted one while nothing is saved,
+    the saved orders' once the editor is drawn on them)."""
     if original is None:
         original = form.data.get("original") if form.is_bound else None
     if original is None:
         original = ForceOrdersForm.original_encode(card.orders)
+    base = form.data.get("base") if form.is_bound else None
+    if base is None:
+        base = force_orders_version(page.row, card.key)
     saved_path = card.orders.path if card.orders else ()
     path = form.current_path(saved_path)
     requested = form.data.get("change_to") if form.is_bound else form.initial.get("change_to")
@@ -142,6 +155,7 @@ def _editor(
         "editing": card.key,
         "form": form,
         "original": original,
+        "base": base,
         "legal": path_map.legal,
         "requested": requested_status,
         "path": [(i, sq, square_label(sq)) for i, sq in enumerate(path)],
@@ -165,10 +179,17 @@ def _render_card(
     *,
     status: int = 200,
 ) -> HttpResponse:
-    """The force card (and, for htmx, the status bar out of band); the whole page otherwise."""
-    context = _context(viewer, page, **ctx)
+    """The force card (and, for htmx, the status bar out of band); the whole page otherwise.
+    htmx gets a refusal (409) as such, which static/js/site.js swaps in; a form's errors come
+    back to it as 200, redrawn beside their fields."""
+    context = page_context(viewer, page, **ctx)
     if request.htmx:
-        return render(request, f"{TEMPLATE}#force-response", {**context, "oob": True})
+        return render(
+            request,
+            f"{TEMPLATE}#force-response",
+            {**context, "oob": True},
+            status=409 if status == 409 else 200,
+        )
     return render(request, TEMPLATE, context, status=status)
 
 
@@ -192,7 +213,7 @@ def orders(request: HttpRequest, slug: str) -> HttpResponse:
     turn = turn_current(campaign=viewer.campaign)
     if viewer.is_player:
         page = orders_page_get_for_player(viewer=viewer, turn=turn)
-        return render(request, TEMPLATE, _context(viewer, page))
+        return render(request, TEMPLATE, page_context(viewer, page))
     ctx: dict[str, Any] = {"campaign": viewer.campaign, "viewer": viewer, "turn": turn}
     if viewer.is_gm:
         ctx["overview"] = orders_list_for_gm(turn=turn)
@@ -202,17 +223,19 @@ def orders(request: HttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def orders_force(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpResponse:
     """One force's orders: GET the editor (or, with `view=summary`, the summary card), POST
-    save them (or, with `clear`, remove them)."""
-    viewer, page = _player_page(request, slug, force_key)
-    card = _card_or_404(page, force_key)
+    save them (or, with `clear`, remove them; with `restore`, put back `original`)."""
+    viewer, page = player_page(request, slug, force_key)
+    card = card_or_404(page, force_key)
+    if request.method == "POST" and (stale := _stale(request, viewer)):
+        return _refused(request, viewer, page, force_key, stale)
     if request.method == "GET":
         if request.GET.get("view") == "summary":
             ctx = {"card": card}
         else:
             ctx = _editor(viewer, page, card, _form(card))
         if request.htmx:
-            return render(request, f"{TEMPLATE}#force-response", _context(viewer, page, **ctx))
-        return render(request, TEMPLATE, _context(viewer, page, **ctx))
+            return render(request, f"{TEMPLATE}#force-response", page_context(viewer, page, **ctx))
+        return render(request, TEMPLATE, page_context(viewer, page, **ctx))
 
     if "restore" in request.POST:
         return _restore(request, viewer, page, card)
@@ -223,10 +246,16 @@ def orders_force(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpRes
     if "clear" in request.POST:
         try:
             saved = force_orders_clear(
-                player=page.player, turn=page.turn, force_key=card.key, user=viewer.user
+                player=page.player,
+                turn=page.turn,
+                force_key=card.key,
+                user=viewer.user,
+                base=request.POST.get("base", ""),
             )
         except TurnNotOpen:
-            return _refused(request, viewer, page, card)
+            return _refused(request, viewer, page, card.key)
+        except OrdersChanged as e:
+            return _changed(request, viewer, page, card.key, e.row)
         except InvalidOrders as e:
             saved_form = _form(card, ForceOrdersForm.initial_for(card.orders) or DEFAULTS)
             saved_form.is_valid()
@@ -246,8 +275,10 @@ def orders_path(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpResp
     """A click on the path map (or on a step of the path list): the server adds or removes
     the step, checks the whole of the orders and saves them, together with the rest of the
     force's form. A refused step stays on the map, marked, with the error beside the path."""
-    viewer, page = _player_page(request, slug, force_key)
-    card = _card_or_404(page, force_key)
+    viewer, page = player_page(request, slug, force_key)
+    card = card_or_404(page, force_key)
+    if stale := _stale(request, viewer):
+        return _refused(request, viewer, page, force_key, stale)
     data = request.POST.copy()
     try:
         current = squares_parse(data.get("path", ""))
@@ -297,10 +328,17 @@ def _save(
     fo = form.force_orders(card.key)
     try:
         saved = force_orders_save(
-            player=page.player, turn=page.turn, force_orders=fo, user=viewer.user, state=page.state
+            player=page.player,
+            turn=page.turn,
+            force_orders=fo,
+            user=viewer.user,
+            state=page.state,
+            base=form.data.get("base", ""),
         )
     except TurnNotOpen:
-        return _refused(request, viewer, page, card)
+        return _refused(request, viewer, page, card.key)
+    except OrdersChanged as e:
+        return _changed(request, viewer, page, card.key, e.row)
     except ForceNotYours as e:
         raise Http404(_("You command no such force.")) from e
     except InvalidOrders as e:
@@ -342,28 +380,32 @@ def _restore(
     if ForceOrdersForm.initial_for(wanted) == ForceOrdersForm.initial_for(card.orders):
         saved = None
     else:
+        player, turn, user = page.player, page.turn, viewer.user
+        base = request.POST.get("base", "")  # not over orders another tab saved since
         try:
             if wanted is None:
                 saved = force_orders_clear(
-                    player=page.player, turn=page.turn, force_key=card.key, user=viewer.user
+                    player=player, turn=turn, force_key=card.key, user=user, base=base
                 )
             else:
                 saved = force_orders_save(
-                    player=page.player, turn=page.turn, force_orders=wanted, user=viewer.user
+                    player=player, turn=turn, force_orders=wanted, user=user, base=base
                 )
         except TurnNotOpen:
-            return _refused(request, viewer, page, card)
+            return _refused(request, viewer, page, card.key)
+        except OrdersChanged as e:
+            return _changed(request, viewer, page, card.key, e.row)
         except InvalidOrders:  # the orders as they were no longer pass: keep the new ones
             saved = None
     if not request.htmx:
         url = reverse("campaign:orders", args=(viewer.campaign.slug,))
         return HttpResponseRedirect(f"{url}#orders-force-{card.key}")
     page = orders_page_get_for_player(viewer=viewer, turn=page.turn)
-    ctx: dict[str, Any] = {"card": _card_or_404(page, card.key)}
+    ctx: dict[str, Any] = {"card": card_or_404(page, card.key)}
     if saved is not None:
         ctx["saved_note"] = _("Your changes are undone: the orders are as they were.")
     return render(
-        request, f"{TEMPLATE}#force-response", {**_context(viewer, page, **ctx), "oob": True}
+        request, f"{TEMPLATE}#force-response", {**page_context(viewer, page, **ctx), "oob": True}
     )
 
 
@@ -384,30 +426,67 @@ def _after_save(
         return HttpResponseRedirect(f"{reverse(target, args=args)}#orders-force-{force_key}")
     # the save changed the orders row alone: the rest of the page stands as this request read it
     page = orders_page_after_save(page, saved.orders, force_key, saved.decoded)
-    card = _card_or_404(page, force_key)
+    card = card_or_404(page, force_key)
     if summary:
         ctx: dict[str, Any] = {"card": card}
     else:
         ctx = _editor(viewer, page, card, _form(card), original=original)
     ctx["saved_note"] = _saved_note(saved)
     return render(
-        request, f"{TEMPLATE}#force-response", {**_context(viewer, page, **ctx), "oob": True}
+        request, f"{TEMPLATE}#force-response", {**page_context(viewer, page, **ctx), "oob": True}
     )
 
 
 def _refused(
-    request: HtmxHttpRequest, viewer: Viewer, page: OrdersPage, card: ForceCard
+    request: HtmxHttpRequest,
+    viewer: Viewer,
+    page: OrdersPage,
+    force_key: str,
+    message: str | None = None,
 ) -> HttpResponse:
-    """The turn closed while the player was editing: say so, and show what stays saved."""
+    """A write refused before anything was done: the form was for another turn (`message`,
+    `StaleTurn`'s), or the turn closed while the player was editing. Say so (409), and show
+    what stands saved now in the current turn: the force's card and the status bar."""
     turn = Turn.objects.get(pk=page.turn.pk)
-    page = orders_page_get_for_player(viewer=viewer, turn=turn)
-    card = _card_or_404(page, card.key)
-    ctx = {"card": card, "refused": _turn_closed_message(turn), "refused_key": card.key}
-    context = _context(viewer, page, **ctx)
-    if request.htmx:
-        # htmx swaps 2xx answers only; the message must reach the player
-        return render(request, f"{TEMPLATE}#force-response", {**context, "oob": True})
+    only = force_key if request.htmx else None
+    page = orders_page_get_for_player(viewer=viewer, turn=turn, only=only)
+    ctx = {
+        "card": card_or_404(page, force_key),
+        "refused": message or turn_closed_message(turn),
+        "refused_key": force_key,
+        "refused_stale": message is not None,  # the page is another turn's: offer it anew
+    }
+    context = page_context(viewer, page, **ctx)
+    if request.htmx:  # static/js/site.js swaps a 409 in: the message must reach the player
+        return render(request, f"{TEMPLATE}#force-response", {**context, "oob": True}, status=409)
     return render(request, TEMPLATE, context, status=409)
+
+
+def _changed(
+    request: HtmxHttpRequest,
+    viewer: Viewer,
+    page: OrdersPage,
+    force_key: str,
+    row: Orders | None,
+) -> HttpResponse:
+    """The force's saved orders changed since the editor was built on them (another tab or
+    window saved): nothing was saved. The editor as posted, and above it the orders saved
+    now in words, who saved them and when, and a button that draws the editor afresh on
+    them (409). The posted `base` stays: saving this editor again is refused again."""
+    page = orders_page_get_for_player(
+        viewer=viewer, turn=page.turn, state=page.state, only=force_key if request.htmx else None
+    )
+    card = card_or_404(page, force_key)
+    form = _form(card, request.POST)
+    form.is_valid()
+    ctx = _editor(viewer, page, card, form)
+    ctx["changed"] = {
+        "orders": card.orders,
+        "at": row.saved_at if row is not None else None,
+        "by": user_label(row.submitted_by) if row is not None and row.submitted_by else "",
+        "by_you": row is not None and row.submitted_by_id == viewer.user.pk,
+    }
+    return _render_card(request, viewer, page, ctx, status=409)
 
 
 # --- the force test --------------------------------------------------------------------------
@@ -416,8 +495,8 @@ def _refused(
 @require_GET
 def orders_probability(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpResponse:
     """The exact chances of the force test (R5.2) if this force asks for `change_to` now."""
-    viewer, page = _player_page(request, slug, force_key)
-    card = _card_or_404(page, force_key)
+    viewer, page = player_page(request, slug, force_key)
+    card = card_or_404(page, force_key)
     requested = request.GET.get("change_to") or ""
     try:
         status = Status(requested) if requested else None
@@ -430,161 +509,7 @@ def orders_probability(request: HtmxHttpRequest, slug: str, force_key: str) -> H
         if status is not None
         else None
     )
-    ctx = _context(viewer, page, card=card, chances=chances, chance_only=True)
+    ctx = page_context(viewer, page, card=card, chances=chances, chance_only=True)
     if request.htmx:
         return render(request, f"{TEMPLATE}#chance", ctx)
     return render(request, TEMPLATE, ctx)
-
-
-# --- the odds against a visible enemy force -------------------------------------------------
-
-ODDS_POLLS = 60  # the panel asks once a second: after a minute it stops and says so
-ODDS_REQUEUE = 15  # every this many polls the computation is queued again, in case it was lost
-
-
-def _order_status(value: str) -> Status | None:
-    """An order status the player may try the odds with (None: the force as it stands)."""
-    try:
-        status = Status(value)
-    except ValueError:
-        return None
-    return status if status.is_order else None
-
-
-def _poll(value: str | None) -> int:
-    try:
-        return max(0, int(value or 0))
-    except ValueError:
-        return 0
-
-
-def _seen_mix() -> str:
-    return _(
-        "%(infantry)s infantry units to %(missile)s of missiles and %(cavalry)s of cavalry"
-    ) % {k.value: n for k, n in SEEN_MIX}
-
-
-@never_cache
-@require_GET
-def orders_odds(request: HtmxHttpRequest, slug: str, force_key: str) -> HttpResponse:
-    """How one of the player's forces would fare against an enemy force his side can see
-    (`enemy`), as it stands or under the order `status`: the tactical engine's odds from 1000
-    simulated battles. The enemy is modelled from what the side sees of it (figures and
-    status), never from its hidden roster. The odds are computed by a Celery task and cached;
-    until they are in, the panel polls this URL (`poll` counts the polls)."""
-    viewer, page = _player_page(request, slug, force_key)
-    card = _card_or_404(page, force_key)
-    status = _order_status(request.GET.get("status", ""))
-    # a hidden enemy force is as unknown here as one that does not exist
-    enemy = page.enemy.force(request.GET.get("enemy", ""))
-    ctx: dict[str, Any] = {
-        "card": card,
-        "odds_only": True,
-        "engage_card": card.key,
-        "engage_status": status,
-    }
-    error = ""
-    if enemy is None:
-        error = _("Choose an enemy force your side can see.")
-    else:
-        try:
-            inp = what_if_input_get(state=page.state, force=card.force, enemy=enemy, status=status)
-        except RulesError as e:
-            error = _("The tactical engine cannot fight this battle: %(why)s") % {"why": e}
-    if error:
-        ctx["engage_error"] = error
-    else:
-        assert enemy is not None
-        key = what_if_hash(inp=inp)
-        odds = what_if_odds_get(campaign=viewer.campaign, input_hash=key)
-        poll = _poll(request.GET.get("poll"))
-        if odds is None and poll % ODDS_REQUEUE == 0:
-            # the view writes nothing, so there is no commit to wait for
-            what_if_odds_task.delay(page.turn.pk, key, inp.to_data())
-            odds = what_if_odds_get(campaign=viewer.campaign, input_hash=key)  # run eagerly
-        params: dict[str, str | int] = {"enemy": enemy.id, "status": status.value if status else ""}
-        url = reverse("campaign:orders-odds", args=[slug, card.key])
-        ctx |= {
-            "enemy": enemy,
-            "odds": odds,
-            "odds_rows": odds_rows(odds, {"a": card.name, "b": enemy.name or enemy.id})
-            if odds
-            else [],
-            "odds_waiting": odds is None and poll < ODDS_POLLS,
-            "odds_poll_url": f"{url}?{urlencode({**params, 'poll': poll + 1})}",
-            "odds_retry_url": f"{url}?{urlencode(params)}",
-            "engage_status_label": label(STATUS, status or card.status),
-            "engage_enemy_status": label(STATUS, enemy.status),
-            "engage_terrain": square_label(enemy.square),
-            "engage_features": features_label(page.state.map.features_at(enemy.square)),
-            "engage_weather": label(WEATHER, page.state.weather),
-            "seen_mix": _seen_mix(),
-            "seen_cv": SEEN_CV,
-        }
-    if request.htmx:  # a refusal is shown in the panel, so htmx swaps it in (200)
-        return render(request, f"{TEMPLATE}#engage-odds", _context(viewer, page, **ctx))
-    return render(request, TEMPLATE, _context(viewer, page, **ctx), status=400 if error else 200)
-
-
-# --- confirming ------------------------------------------------------------------------------
-
-
-@require_POST
-def orders_confirm_view(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    """POST `action=confirm` confirms the saved orders; `action=unconfirm` withdraws the
-    confirmation (the orders stay saved): the two faces of one button."""
-    viewer, page = _player_page(request, slug)
-    action = request.POST.get("action")
-    if action not in ("confirm", "unconfirm"):
-        return HttpResponse(_("Unknown action."), status=400)
-
-    def act() -> str:
-        if action == "confirm":
-            orders_confirm(player=page.player, turn=page.turn, user=viewer.user)
-            values = {"number": page.turn.number}
-            if viewer.campaign.auto_close and not page.others_unconfirmed:  # it closes now
-                return (
-                    _(
-                        "Your orders for turn %(number)s are confirmed. Every player has "
-                        "confirmed, so the turn closes now and is resolved."
-                    )
-                    % values
-                )
-            return (
-                _(
-                    "Your orders for turn %(number)s are confirmed. To change them, unconfirm "
-                    "them first: they stay saved."
-                )
-                % values
-            )
-        orders_unconfirm(player=page.player, turn=page.turn, user=viewer.user)
-        return _("Confirmation withdrawn: your orders stay saved.")
-
-    return _status_action(request, viewer, page, act)
-
-
-def _status_action(
-    request: HtmxHttpRequest, viewer: Viewer, page: OrdersPage, act: Callable[[], str]
-) -> HttpResponse:
-    """Run a confirmation change and answer with the status bar: what was done, or why not
-    (the turn closed meanwhile; orders the rules now refuse, each by force)."""
-    message, errors, code = "", [], 200
-    try:
-        message = act()
-    except TurnNotOpen:
-        message, code = _turn_closed_message(Turn.objects.get(pk=page.turn.pk)), 409
-    except InvalidOrders as e:
-        errors, code = e.errors, 400
-    if not request.htmx and code == 200:
-        return HttpResponseRedirect(reverse("campaign:orders", args=(viewer.campaign.slug,)))
-    page = orders_page_get_for_player(viewer=viewer, turn=Turn.objects.get(pk=page.turn.pk))
-    ctx = _context(
-        viewer,
-        page,
-        status_message=message,
-        status_error=code != 200,
-        status_errors=[status_error(page, e) for e in errors],
-    )
-    if request.htmx:  # the forces too, read-only once confirmed, editable again after
-        return render(request, f"{TEMPLATE}#status-and-forces", {**ctx, "forces_oob": True})
-    return render(request, TEMPLATE, ctx, status=code)

@@ -27,6 +27,16 @@
     }
   }, true);
 
+  // A refusal that says what changed (409: a page of another turn, orders saved meanwhile in
+  // another tab) is drawn where the answer was to go, as a success is: htmx swaps only 2xx
+  // answers by itself, and the player would see nothing happen.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (event.detail.xhr.status === 409) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
+
   // Print buttons (battle packs).
   document.addEventListener("click", function (event) {
     if (closest(event, "[data-print]")) {

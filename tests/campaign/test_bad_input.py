@@ -15,6 +15,7 @@ from campaign.models import Turn
 from campaign.orders.forms import squares_parse
 from campaign.selectors import turn_current
 from campaign.setup.forms import InvitationForm, PlayerForm, UnitForm
+from tests.campaign.orders.test_orders_page import _stamp
 from tests.stamp import stamped
 
 pytestmark = pytest.mark.django_db
@@ -37,7 +38,7 @@ def test_coordinates_of_thousands_of_digits_are_refused_with_a_message(cast):
         squares_parse(f"{HUGE},1")
     url = reverse("campaign:orders-path", args=["incursion", "r1"])
     for data in ({"square": f"{HUGE},1"}, {"x": HUGE, "y": "1"}, {"path": f"{HUGE},3"}):
-        response = cast.client("side_a").post(url, data)
+        response = cast.client("side_a").post(url, {**data, **_stamp(cast.campaign, "r1")})
         assert response.status_code == 400, data
         assert "Click a square of the map" in response.content.decode()
 
@@ -138,13 +139,15 @@ def test_a_map_of_more_than_a_million_characters_is_refused():
 def test_putting_back_orders_from_a_malformed_original_keeps_them(cast):
     url = reverse("campaign:orders-force", args=["incursion", "r1"])
     for original in ("[" * 100_000, '{"path": "' + HUGE + ',1"}', "1" * 5000):
-        response = cast.client("side_a").post(url, {"restore": "1", "original": original})
+        data = {"restore": "1", "original": original, **_stamp(cast.campaign, "r1")}
+        response = cast.client("side_a").post(url, data)
         assert response.status_code == 302, original
 
 
 def test_squares_are_at_most_two_hundred_characters(cast):
     url = reverse("campaign:orders-force", args=["incursion", "r1"])
     data = {"zoc": "stop", "countermarch": "never", "initiative": "early"}
+    data |= _stamp(cast.campaign, "r1")
     response = cast.client("side_a").post(url, {**data, "retreat_squares": "1,1; " * 100})
     assert response.status_code == 200
     assert "Ensure this value has at most 200 characters" in response.content.decode()

@@ -16,6 +16,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from campaign.models import Campaign, Invitation, Orders, Turn
+from tests.campaign.orders.test_orders_page import _stamp
 from tests.fuzzing import FUZZ, HUGE_DIGITS, answered, client_for, nasty, posted, rolled_back
 from tests.stamp import stamped
 
@@ -34,6 +35,7 @@ ORDERS_FIELDS = {
     "sack": ["", "on"],
     "flank_attack": ["", "on"],
     "ambush": ["", "on"],
+    "turn": ["1"],  # the page's turn (a stale one: tests/campaign/orders/test_stale.py)
 }
 ORIGINALS = [
     json.dumps({"path": "4,5", "zoc": "stop", "countermarch": "never", "initiative": "early"}),
@@ -54,6 +56,11 @@ def _orders(campaign: Campaign) -> list[list[dict[str, Any]]]:
 
 def _turn(campaign: Campaign) -> list[list[dict[str, Any]]]:
     return _rows(Turn.objects.filter(campaign=campaign).order_by("pk"), Campaign.objects.all())
+
+
+def _base(cast: Any, force: str) -> str:
+    """The version of the force's saved orders an editor drawn now stands on."""
+    return _stamp(cast.campaign, force)["base"]
 
 
 def _post_checked(
@@ -81,14 +88,15 @@ def _htmx_answered(response: Any) -> bool:
 
 @FUZZ
 @given(
-    data=posted(ORDERS_FIELDS, extra=["original"]),
+    data=posted(ORDERS_FIELDS, extra=["original", "base"]),
     button=st.sampled_from(["", "clear", "preview", "restore"]),
     original=st.sampled_from(ORIGINALS),
     htmx=st.booleans(),
 )
-@example(data={}, button="restore", original="[" * 100_000, htmx=False)
+@example(data={"turn": "1"}, button="restore", original="[" * 100_000, htmx=False)
 def test_the_orders_of_one_force(cast, data, button, original, htmx):
     data.setdefault("original", original)
+    data.setdefault("base", _base(cast, "r1"))  # the editor's, unless drawn hostile
     if button:
         data[button] = "1"
     url = reverse("campaign:orders-force", args=["incursion", "r1"])
@@ -107,18 +115,22 @@ def test_the_orders_of_one_force(cast, data, button, original, htmx):
 @given(
     data=posted(
         {**ORDERS_FIELDS, "square": ["5,6", "4,5", "0,0"], "x": ["4", "5"], "y": ["5", "6"]},
-        extra=["clear_path", "original"],
+        extra=["clear_path", "original", "base"],
     ),
     htmx=st.booleans(),
 )
 def test_a_click_on_the_path_map(cast, data, htmx):
+    data.setdefault("base", _base(cast, "r1"))
     url = reverse("campaign:orders-path", args=["incursion", "r1"])
     _post_checked(cast, "side_a", url, data, lambda: _orders(cast.campaign), htmx=htmx)
 
 
 @FUZZ
-@given(data=posted({"action": ["confirm", "unconfirm"]}), htmx=st.booleans())
+@given(
+    data=posted({"action": ["confirm", "unconfirm"], "turn": ["1"]}, ["base"]), htmx=st.booleans()
+)
 def test_confirming_orders(cast, data, htmx):
+    data.setdefault("base", _stamp(cast.campaign, player="raiders")["base"])
     url = reverse("campaign:orders-confirm", args=["incursion"])
     _post_checked(cast, "side_a", url, data, lambda: _orders(cast.campaign), htmx=htmx)
 

@@ -42,6 +42,7 @@ from tests.campaign.leaks import (
     leaks,
     url_names,
 )
+from tests.campaign.orders.test_orders_page import _stamp
 from tests.conftest import CAST
 
 pytestmark = pytest.mark.django_db
@@ -162,35 +163,21 @@ EXPECT: dict[str, dict[str, Any]] = {
     "campaign:orders": {"GET": MEMBERS, "POST": GET_ONLY},
     # a player without an `action` gets 400 "Unknown action."
     "campaign:orders-confirm": {"GET": GET_ONLY, "POST": row(403, 400, 400, 403)},
-    # a player's army-wide choices (R6.1.2): an empty POST goes back to the page with its
-    # message (302), saving nothing
-    "campaign:orders-army": {"GET": GET_ONLY, "POST": row(403, 302, 302, 403)},
-    # a player's random-event choices (re-roll, targets): an empty POST goes back to the page
-    # with its message (302), saving nothing
-    "campaign:orders-events": {"GET": GET_ONLY, "POST": row(403, 302, 302, 403)},
-    # an empty regrouping saves nothing new: back to the orders page (R8.3.2)
-    "campaign:orders-regroup": {"GET": GET_ONLY, "POST": row(403, 302, 302, 403)},
-    # a player's reinforcement requests (§9.3): an empty POST re-shows the form with what is
-    # missing (400) while the turn is open, else goes back to the page with why not (302);
-    # removing or moving a request that is not there goes back with the message (302)
-    "campaign:reinforcements": {
-        "GET": row(403, 200, 200, 403),
-        "POST": by_state(
-            open=row(403, 400, 400, 403),
-            nofog=row(403, 400, 400, 403),
-            battles=row(403, 302, 302, 403),
-            resolved=row(403, 400, 400, 403),
-        ),
-    },
-    "campaign:reinforcements-remove": {"GET": GET_ONLY, "POST": row(403, 302, 302, 403)},
-    "campaign:reinforcements-move": {"GET": GET_ONLY, "POST": row(403, 302, 302, 403)},
-    # the other side's force does not exist for a player (404); an empty POST re-shows the
-    # editor with its errors (200), saving nothing
-    "campaign:orders-force[side_a force]": {"GET": OWN_FORCE_A, "POST": OWN_FORCE_A},
-    "campaign:orders-force[side_b force]": {"GET": OWN_FORCE_B, "POST": OWN_FORCE_B},
-    # a click without a square is refused (400)
-    "campaign:orders-path[side_a force]": {"GET": GET_ONLY, "POST": row(403, 400, 404, 403)},
-    "campaign:orders-path[side_b force]": {"GET": GET_ONLY, "POST": row(403, 404, 400, 403)},
+    # A player's forms of the orders pages name the turn they were drawn for: an empty POST
+    # names none, and is refused before anything is done (409, "Nothing acts on a stale
+    # page"); the other side's force does not exist for a player (404).
+    # a player's army-wide choices (R6.1.2), random-event choices and regrouping (R8.3.2)
+    "campaign:orders-army": {"GET": GET_ONLY, "POST": row(403, 409, 409, 403)},
+    "campaign:orders-events": {"GET": GET_ONLY, "POST": row(403, 409, 409, 403)},
+    "campaign:orders-regroup": {"GET": GET_ONLY, "POST": row(403, 409, 409, 403)},
+    # a player's reinforcement requests (§9.3): adding, removing, moving one
+    "campaign:reinforcements": {"GET": row(403, 200, 200, 403), "POST": row(403, 409, 409, 403)},
+    "campaign:reinforcements-remove": {"GET": GET_ONLY, "POST": row(403, 409, 409, 403)},
+    "campaign:reinforcements-move": {"GET": GET_ONLY, "POST": row(403, 409, 409, 403)},
+    "campaign:orders-force[side_a force]": {"GET": OWN_FORCE_A, "POST": row(403, 409, 404, 403)},
+    "campaign:orders-force[side_b force]": {"GET": OWN_FORCE_B, "POST": row(403, 404, 409, 403)},
+    "campaign:orders-path[side_a force]": {"GET": GET_ONLY, "POST": row(403, 409, 404, 403)},
+    "campaign:orders-path[side_b force]": {"GET": GET_ONLY, "POST": row(403, 404, 409, 403)},
     # the odds against an enemy force: without a visible enemy named, the owner is told to
     # choose one (400; htmx gets the refusal in its panel, 200, see HTMX_GET)
     "campaign:orders-odds[side_a force]": {"GET": row(403, 400, 404, 403), "POST": GET_ONLY},
@@ -801,12 +788,14 @@ def test_an_order_post_for_someone_elses_force_is_refused(cast, who, force, stat
     before = _orders_snapshot()
     client = cast.client(who)
     slug = cast.campaign.slug
+    stamp = _stamp(cast.campaign, force)  # a page of this turn: only ownership refuses
     posts = [
         (reverse("campaign:orders-force", args=[slug, force]), _full_form(path="12,2")),
         (reverse("campaign:orders-force", args=[slug, force]), {"clear": "1"}),
         (reverse("campaign:orders-path", args=[slug, force]), _full_form(x="12", y="2")),
         (reverse("campaign:orders-path", args=[slug, force]), _full_form(clear_path="1")),
     ]
+    posts = [(url, {**data, **stamp}) for url, data in posts]
     for url, data in posts:
         for headers in ({}, HTMX):
             response = client.post(url, data, headers=headers)
@@ -819,7 +808,8 @@ def test_an_order_post_for_an_own_force_is_saved(cast):
     permission check, not a broken form)."""
     client = cast.client("side_b")
     url = reverse("campaign:orders-force", args=[cast.campaign.slug, "d2"])
-    response = client.post(url, _full_form(change_to="probe", path="12,1; 13,1"))
+    stamp = _stamp(cast.campaign, "d2")
+    response = client.post(url, {**_full_form(change_to="probe", path="12,1; 13,1"), **stamp})
     assert response.status_code == 302
     turn = turn_current(campaign=cast.campaign)
     saved = Orders.objects.get(turn=turn, player__key="defenders").data["forces"]["d2"]

@@ -13,6 +13,7 @@ from django.utils import timezone
 from campaign.models import Campaign, Turn
 from campaign.selectors import turn_current
 from campaign.turns.services import turn_open
+from tests.campaign.orders.test_orders_page import _confirm_stamp
 
 pytestmark = pytest.mark.django_db
 
@@ -25,8 +26,10 @@ def _home(cast, who: str) -> str:
 
 
 def _confirm(cast, who: str) -> None:
-    cast.client(who).post(
-        reverse("campaign:orders-confirm", args=["incursion"]), {"action": "confirm"}
+    client = cast.client(who)
+    client.post(
+        reverse("campaign:orders-confirm", args=["incursion"]),
+        {"action": "confirm", **_confirm_stamp(client, cast.campaign)},
     )
 
 

@@ -16,6 +16,7 @@ from campaign.models import Campaign, Orders
 from campaign.selectors import turn_current
 from rules import ScriptedDice
 from rules.phases import random_events
+from tests.campaign.orders.test_orders_page import _stamp
 
 pytestmark = pytest.mark.django_db
 
@@ -60,6 +61,7 @@ def test_a_player_saves_his_event_choices_and_the_engine_uses_them(cast):
     response = client.post(
         _url(cast.campaign, "orders-events"),
         {
+            **_stamp(cast.campaign),
             "box": "events",
             "event_reroll": "no",
             "leader-stress-1": "d3",
@@ -101,7 +103,7 @@ def test_a_force_not_his_is_refused_and_nothing_is_saved(cast):
     before = _orders(cast.campaign, "defenders")
     response = cast.client("side_b").post(
         _url(cast.campaign, "orders-events"),
-        {"box": "events", "event_reroll": "yes", "leader-stress-1": "r1"},
+        {**_stamp(cast.campaign), "box": "events", "event_reroll": "yes", "leader-stress-1": "r1"},
         follow=True,
     )
     assert "only forces or holdings of yours" in response.content.decode()
@@ -113,7 +115,8 @@ def test_a_force_not_his_is_refused_and_nothing_is_saved(cast):
 def test_only_a_player_saves_event_choices(cast, who, status):
     before = _orders(cast.campaign, "defenders")
     response = cast.client(who).post(
-        _url(cast.campaign, "orders-events"), {"box": "events", "event_reroll": "no"}
+        _url(cast.campaign, "orders-events"),
+        {**_stamp(cast.campaign), "box": "events", "event_reroll": "no"},
     )
     assert response.status_code == status
     after = _orders(cast.campaign, "defenders")
@@ -124,7 +127,7 @@ def test_the_event_choices_survive_export_and_import(cast):
     _random_events_on(cast.campaign)
     cast.client("side_b").post(
         _url(cast.campaign, "orders-events"),
-        {"box": "events", "event_reroll": "no", "blizzard-1": "d2"},
+        {**_stamp(cast.campaign), "box": "events", "event_reroll": "no", "blizzard-1": "d2"},
     )
     copy = campaign_import(data=campaign_export(campaign=cast.campaign), slug="copy").campaign
     row = _orders(copy, "defenders")

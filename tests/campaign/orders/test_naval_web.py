@@ -16,12 +16,17 @@ from campaign.exchange.replay import turn_replay
 from campaign.models import Force, Holding, Orders, Square, Turn, TurnResolution, Unit
 from campaign.selectors import turn_current
 from campaign.setup.options import options_update
-from tests.campaign.orders.test_orders_page import _force_data
+from tests.campaign.orders.test_orders_page import _force_data, _stamp
 from tests.campaign.setup.test_setup import make_world
 
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HX-Request": "true"}
+
+
+def _r2(cast, **changes: str) -> dict[str, str]:
+    """The raiders' r2 editor posted as a page drawn now would (its turn and base)."""
+    return {**_force_data(**changes), **_stamp(cast.campaign, "r2")}
 
 
 def _naval(campaign) -> int:
@@ -44,10 +49,10 @@ def test_a_path_across_the_sea_needs_ships_enough(cast):
     needed = _naval(cast.campaign)
     url = reverse("campaign:orders-force", args=[cast.campaign.slug, "r2"])
     client = cast.client("side_a")
-    refused = client.post(url, _force_data(path="3,4"), headers=HTMX).content.decode()
+    refused = client.post(url, _r2(cast, path="3,4"), headers=HTMX).content.decode()
     assert "is water: a force sails only with naval movement in use and ships enough" in refused
     Force.objects.filter(campaign=cast.campaign, key="r2").update(ships=needed)
-    client.post(url, _force_data(path="3,4"), headers=HTMX)
+    client.post(url, _r2(cast, path="3,4"), headers=HTMX)
     row = Orders.objects.get(turn=turn_current(campaign=cast.campaign), player__key="raiders")
     assert row.data["forces"]["r2"]["path"] == [[3, 4]]
 
@@ -71,7 +76,7 @@ def test_a_fleet_carries_the_force_out_to_sea_when_the_turn_resolves(cast):
     needed = _naval(cast.campaign)
     Force.objects.filter(campaign=cast.campaign, key="r2").update(ships=needed)
     url = reverse("campaign:orders-force", args=[cast.campaign.slug, "r2"])
-    cast.client("side_a").post(url, _force_data(path="3,4"), headers=HTMX)
+    cast.client("side_a").post(url, _r2(cast, path="3,4"), headers=HTMX)
     call_command("resolve_turn", cast.campaign.slug, "--seed", "7", stdout=StringIO())
     r2 = Force.objects.get(campaign=cast.campaign, key="r2")
     assert (r2.x, r2.y) == (3, 4)  # afloat on the sea square
@@ -95,7 +100,7 @@ def test_a_pirate_force_sails_without_ships_of_its_own(cast):
     page = client.get(reverse("campaign:orders", args=[cast.campaign.slug])).content.decode()
     assert "a pirate force: every ship it needs is free (R6.11.6)" in page
     url = reverse("campaign:orders-force", args=[cast.campaign.slug, "r2"])
-    client.post(url, _force_data(path="3,4"), headers=HTMX)
+    client.post(url, _r2(cast, path="3,4"), headers=HTMX)
     row = Orders.objects.get(turn=turn_current(campaign=cast.campaign), player__key="raiders")
     assert row.data["forces"]["r2"]["path"] == [[3, 4]]
 
@@ -152,11 +157,11 @@ def test_a_force_goes_by_boat_along_a_navigable_river(cast):
     url = reverse("campaign:orders-force", args=[cast.campaign.slug, "r2"])
     editor = client.get(url, headers=HTMX).content.decode()
     assert "Follow the path by boat along the navigable river" in editor
-    voyage = _force_data(path="3,4;4,4", by_river="on")
+    voyage = _r2(cast, path="3,4;4,4", by_river="on")
     refused = client.post(url, voyage, headers=HTMX).content.decode()
     assert f"to carry it all it needs {boats} and {rafts}" in refused
     Force.objects.filter(campaign=cast.campaign, key="r2").update(boats=boats, rafts=rafts)
-    off_river = client.post(url, _force_data(path="3,5", by_river="on"), headers=HTMX)
+    off_river = client.post(url, _r2(cast, path="3,5", by_river="on"), headers=HTMX)
     assert "goes only along squares of a navigable river" in off_river.content.decode()
     client.post(url, voyage, headers=HTMX)
     row = Orders.objects.get(turn=turn_current(campaign=cast.campaign), player__key="raiders")
@@ -201,6 +206,6 @@ def test_boats_and_rafts_take_a_force_onto_the_sea_by_the_shore(cast):
     page = client.get(reverse("campaign:orders", args=[cast.campaign.slug])).content.decode()
     assert "its path may cross a lake or the sea beside the shore" in page
     url = reverse("campaign:orders-force", args=[cast.campaign.slug, "r2"])
-    client.post(url, _force_data(path="3,4"), headers=HTMX)
+    client.post(url, _r2(cast, path="3,4"), headers=HTMX)
     row = Orders.objects.get(turn=turn_current(campaign=cast.campaign), player__key="raiders")
     assert row.data["forces"]["r2"]["path"] == [[3, 4]]

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from campaign.models import Orders
-from tests.campaign.orders.test_orders_page import HTMX, _force_data, _orders, _url
+from tests.campaign.orders.test_orders_page import HTMX, _force_data, _orders, _stamp, _url
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +29,12 @@ def test_asking_for_another_order_redraws_where_the_force_may_go(cast):
     before = _orders(cast.campaign, "defenders").data
     preview = client.post(
         _url(cast.campaign, "orders-force", "d2"),
-        {**_force_data(change_to="probe"), "preview": "1", "original": _original(editor)},
+        {
+            **_force_data(change_to="probe"),
+            **_stamp(cast.campaign, "d2"),
+            "preview": "1",
+            "original": _original(editor),
+        },
         headers=HTMX,
     ).content.decode()
     assert "cannot move" not in preview
@@ -38,7 +43,7 @@ def test_asking_for_another_order_redraws_where_the_force_may_go(cast):
     assert _orders(cast.campaign, "defenders").data == before  # a preview saves nothing
     defend = client.post(
         _url(cast.campaign, "orders-force", "d2"),
-        {**_force_data(change_to="defend"), "preview": "1"},
+        {**_force_data(change_to="defend"), **_stamp(cast.campaign, "d2"), "preview": "1"},
         headers=HTMX,
     ).content.decode()
     assert "Under the Defend order you ask for, the force does not move (R6.4.4)." in defend
@@ -52,14 +57,25 @@ def test_close_without_saving_undoes_the_clicks(cast):
     # a click on the map saves at once, and the editor keeps what it opened on
     clicked = client.post(
         _url(cast.campaign, "orders-path", "r2"),
-        {**_force_data(path=""), "x": "3", "y": "4", "original": original},
+        {
+            **_force_data(path=""),
+            **_stamp(cast.campaign, "r2"),
+            "x": "3",
+            "y": "4",
+            "original": original,
+        },
         headers=HTMX,
     ).content.decode()
     assert _orders(cast.campaign, "raiders").data["forces"]["r2"]["path"] == [[3, 4]]
     assert _original(clicked) == original
     closed = client.post(
         _url(cast.campaign, "orders-force", "r2"),
-        {**_force_data(path="3,4"), "restore": "1", "original": original},
+        {
+            **_force_data(path="3,4"),
+            **_stamp(cast.campaign, "r2"),
+            "restore": "1",
+            "original": original,
+        },
         headers=HTMX,
     ).content.decode()
     assert "Your changes are undone: the orders are as they were." in closed
@@ -73,7 +89,12 @@ def test_closing_an_untouched_editor_saves_nothing(cast):
     saved_at = _orders(cast.campaign, "raiders").saved_at
     closed = client.post(
         _url(cast.campaign, "orders-force", "r2"),
-        {**_force_data(), "restore": "1", "original": _original(editor)},
+        {
+            **_force_data(),
+            **_stamp(cast.campaign, "r2"),
+            "restore": "1",
+            "original": _original(editor),
+        },
         headers=HTMX,
     ).content.decode()
     assert "undone" not in closed
@@ -83,7 +104,9 @@ def test_closing_an_untouched_editor_saves_nothing(cast):
 def test_confirmed_orders_are_read_only_until_unconfirmed(cast):
     client = cast.client("side_a")
     confirmed = client.post(
-        _url(cast.campaign, "orders-confirm"), {"action": "confirm"}, headers=HTMX
+        _url(cast.campaign, "orders-confirm"),
+        {"action": "confirm", **_stamp(cast.campaign, player="raiders")},
+        headers=HTMX,
     ).content.decode()
     assert _orders(cast.campaign, "raiders").status == Orders.Status.CONFIRMED
     # the answer redraws the forces too (out of band): no editor, no "Edit" button
@@ -95,6 +118,8 @@ def test_confirmed_orders_are_read_only_until_unconfirmed(cast):
     editor = client.get(_url(cast.campaign, "orders-force", "r2")).content.decode()
     assert 'id="orders-form-r2"' not in editor  # opened by its address: the summary
     unconfirmed = client.post(
-        _url(cast.campaign, "orders-confirm"), {"action": "unconfirm"}, headers=HTMX
+        _url(cast.campaign, "orders-confirm"),
+        {"action": "unconfirm", **_stamp(cast.campaign)},
+        headers=HTMX,
     ).content.decode()
     assert "Edit the orders of" in unconfirmed

@@ -15,6 +15,7 @@ from django.utils.html import escape
 from campaign import adapters
 from campaign.models import Campaign, Force, Orders, Player, Turn
 from campaign.orders.chances import force_test_chances_get
+from campaign.orders.selectors import force_orders_version, orders_version, requests_version
 from campaign.orders.services import orders_submit
 from campaign.selectors import turn_current
 from campaign.turns.services import turn_close
@@ -52,6 +53,39 @@ def _force_data(**changes) -> dict[str, str]:
     }
     data.update(changes)
     return data
+
+
+def _stamp(
+    campaign: Campaign,
+    force: str | None = None,
+    player: str | None = None,
+    requests: str | None = None,
+) -> dict:
+    """What a form of the orders pages drawn now carries (architecture.md, "Nothing acts on
+    a stale page"): the turn's number; with `force`, the version of that force's saved
+    orders (the editor's `base`); with `player`, the version of all his saved orders (the
+    confirm form's); with `requests` (a player), that of his reinforcement requests (their
+    remove and move forms')."""
+    turn = turn_current(campaign=campaign)
+    data = {"turn": str(turn.number)}
+    if force is not None:
+        owner = Force.objects.get(campaign=campaign, key=force).owner
+        row = Orders.objects.filter(turn=turn, player=owner).first()
+        data["base"] = force_orders_version(row, force)
+    if player is not None:
+        data["base"] = orders_version(Orders.objects.filter(turn=turn, player__key=player).first())
+    if requests is not None:
+        row = Orders.objects.filter(turn=turn, player__key=requests).first()
+        data["base"] = requests_version(row)
+    return data
+
+
+def _confirm_stamp(client: Client, campaign: Campaign) -> dict[str, str]:
+    """The hidden fields of the confirm button's form on the client's orders page now."""
+    page = client.get(_url(campaign, "orders")).content.decode()
+    form = re.search(r'<form class="confirm-form".*?</form>', page, re.S)
+    assert form is not None, "no confirm button on the page"
+    return dict(re.findall(r'<input type="hidden" name="(turn|base)" value="([^"]*)">', form[0]))
 
 
 def _move(campaign: Campaign, key: str, square: tuple[int, int]) -> None:
@@ -95,8 +129,12 @@ def test_the_cast_on_the_page(cast):
 def _fragment_requests(campaign: Campaign) -> list[tuple[str, str, dict]]:
     return [
         ("get", _url(campaign, "orders-force", "r2"), {}),
-        ("post", _url(campaign, "orders-force", "r2"), _force_data()),
-        ("post", _url(campaign, "orders-path", "r2"), _force_data(x="3", y="4")),
+        ("post", _url(campaign, "orders-force", "r2"), {**_force_data(), **_stamp(campaign, "r2")}),
+        (
+            "post",
+            _url(campaign, "orders-path", "r2"),
+            {**_force_data(x="3", y="4"), **_stamp(campaign, "r2")},
+        ),
         ("get", _url(campaign, "orders-probability", "r2"), {"change_to": "full-speed"}),
     ]
 
@@ -113,7 +151,10 @@ def test_the_cast_on_the_fragments_of_a_raider_force(cast, who, status):
         assert response.status_code == status, (who, url)
         if status == 302:
             assert response["Location"].startswith(reverse("login"))
-    confirm = client.post(_url(cast.campaign, "orders-confirm"), {"action": "confirm"})
+    confirm = client.post(
+        _url(cast.campaign, "orders-confirm"),
+        {"action": "confirm", **_stamp(cast.campaign, player="defenders")},
+    )
     assert confirm.status_code == (302 if who == "side_b" else status)
     assert _orders(cast.campaign, "raiders").data == before
     assert _orders(cast.campaign, "raiders").status == Orders.Status.SAVED
@@ -121,14 +162,19 @@ def test_the_cast_on_the_fragments_of_a_raider_force(cast, who, status):
 
 def test_the_player_uses_every_fragment(cast):
     client = cast.client("side_a")
-    for method, url, data in _fragment_requests(cast.campaign):
+    for n in range(len(_fragment_requests(cast.campaign))):
+        # each drawn after the one before saved, as the page the player has then would be
+        method, url, data = _fragment_requests(cast.campaign)[n]
         response = getattr(client, method)(url, data, headers=HTMX)
         assert response.status_code == 200, url
         assert "<html" not in response.content.decode()  # a partial, not the page
     # without htmx: the editor is a whole page, a save redirects back to it
     response = client.get(_url(cast.campaign, "orders-force", "r2"))
     assert response.status_code == 200 and "<html" in response.content.decode()
-    response = client.post(_url(cast.campaign, "orders-path", "r2"), _force_data(square="2,3"))
+    response = client.post(
+        _url(cast.campaign, "orders-path", "r2"),
+        {**_force_data(square="2,3"), **_stamp(cast.campaign, "r2")},
+    )
     assert response.status_code == 302
     assert response["Location"] == f"{_url(cast.campaign, 'orders-force', 'r2')}#orders-force-r2"
     response = client.get(_url(cast.campaign, "orders-probability", "r2"), {"change_to": "probe"})
@@ -152,13 +198,17 @@ def test_a_player_draws_a_path_by_clicking_and_sees_it(cast):
     client = cast.client("side_a")
     url = _url(cast.campaign, "orders-path", "r2")  # Hakon's Warband, Probe, at (2, 4)
 
-    html = client.post(url, _force_data(clear_path="1"), headers=HTMX).content.decode()
+    stamp = _stamp(cast.campaign, "r2")
+    html = client.post(url, {**_force_data(clear_path="1"), **stamp}, headers=HTMX).content.decode()
     assert "No path: the force does not move." in html
     assert _orders(cast.campaign, "raiders").data["forces"]["r2"]["path"] == []
 
-    html = client.post(url, _force_data(x="3", y="4"), headers=HTMX).content.decode()
+    stamp = _stamp(cast.campaign, "r2")  # the base each answer's editor carries
+    html = client.post(url, {**_force_data(x="3", y="4"), **stamp}, headers=HTMX).content.decode()
     assert 'name="path" value="3,4"' in html
-    html = client.post(url, _force_data(path="3,4", x="4", y="4"), headers=HTMX).content.decode()
+    stamp = _stamp(cast.campaign, "r2")
+    data = {**_force_data(path="3,4", x="4", y="4"), **stamp}
+    html = client.post(url, data, headers=HTMX).content.decode()
     assert 'name="path" value="3,4; 4,4"' in html
     assert "Saved. Confirm your orders" in html
     assert 'id="orders-status" class="orders-status is-saved"' in html  # the status, out of band
@@ -175,7 +225,8 @@ def test_a_player_draws_a_path_by_clicking_and_sees_it(cast):
     assert "(3, 4) → (4, 4)" in page
 
     # a click on a step removes it and the steps after it
-    html = client.post(url, _force_data(path="3,4; 4,4", x="3", y="4"), headers=HTMX)
+    stamp = _stamp(cast.campaign, "r2")
+    html = client.post(url, {**_force_data(path="3,4; 4,4", x="3", y="4"), **stamp}, headers=HTMX)
     assert _orders(cast.campaign, "raiders").data["forces"]["r2"]["path"] == []
 
 
@@ -186,7 +237,10 @@ def test_a_refused_step_is_taken_out_of_the_path_with_its_reason(cast):
     before = _orders(cast.campaign, "raiders").data
     response = client.post(
         _url(cast.campaign, "orders-path", "r2"),
-        _force_data(path="3,4", x="6", y="6", retreat_squares="2,5"),
+        {
+            **_force_data(path="3,4", x="6", y="6", retreat_squares="2,5"),
+            **_stamp(cast.campaign, "r2"),
+        },
         headers=HTMX,
     )
     assert response.status_code == 200
@@ -212,7 +266,7 @@ def test_form_errors_appear_beside_their_fields(cast):
     before = _orders(cast.campaign, "raiders").data
     html = client.post(
         _url(cast.campaign, "orders-force", "r2"),
-        _force_data(retreat_squares="north please", ambush="on"),
+        {**_force_data(retreat_squares="north please", ambush="on"), **_stamp(cast.campaign, "r2")},
         headers=HTMX,
     ).content.decode()
     assert "Write squares as x,y separated by semicolons" in html
@@ -221,7 +275,7 @@ def test_form_errors_appear_beside_their_fields(cast):
     # fixed the text: now the rules speak, beside the ambush box
     html = client.post(
         _url(cast.campaign, "orders-force", "r2"),
-        _force_data(retreat_squares="2,5", ambush="on"),
+        {**_force_data(retreat_squares="2,5", ambush="on"), **_stamp(cast.campaign, "r2")},
         headers=HTMX,
     ).content.decode()
     assert re.search(
@@ -311,11 +365,13 @@ def test_an_order_for_someone_elses_force_is_refused(cast):
     side_a = cast.client("side_a")
     for name in ("orders-force", "orders-path"):
         response = side_a.post(
-            _url(cast.campaign, name, "d1"), _force_data(x="12", y="6", path="12,6")
+            _url(cast.campaign, name, "d1"),
+            {**_force_data(x="12", y="6", path="12,6"), **_stamp(cast.campaign, "d1")},
         )
         assert response.status_code == 404
     response = cast.client("side_b").post(
-        _url(cast.campaign, "orders-force", "r1"), _force_data(change_to="defend")
+        _url(cast.campaign, "orders-force", "r1"),
+        {**_force_data(change_to="defend"), **_stamp(cast.campaign, "r1")},
     )
     assert response.status_code == 404
     assert _orders(cast.campaign, "raiders").data == raiders
@@ -332,20 +388,28 @@ def test_orders_after_the_turn_closed_are_refused_and_saved_orders_kept(cast):
     )
 
     response = client.post(
-        _url(cast.campaign, "orders-force", "r1"), _force_data(change_to="defend")
+        _url(cast.campaign, "orders-force", "r1"),
+        {**_force_data(change_to="defend"), **_stamp(cast.campaign, "r1")},
     )
     assert response.status_code == 409
     assert message in response.content.decode()
     response = client.post(
         _url(cast.campaign, "orders-path", "r1"),
-        _force_data(path="4,5", x="4", y="6"),
+        {**_force_data(path="4,5", x="4", y="6"), **_stamp(cast.campaign, "r1")},
         headers=HTMX,
     )
-    assert response.status_code == 200  # htmx swaps only 2xx answers: the message must show
+    assert response.status_code == 409  # static/js/site.js swaps it in: the message shows
     assert message in response.content.decode()
-    response = client.post(_url(cast.campaign, "orders-force", "r1"), {"clear": "1"}, headers=HTMX)
+    response = client.post(
+        _url(cast.campaign, "orders-force", "r1"),
+        {"clear": "1", **_stamp(cast.campaign, "r1")},
+        headers=HTMX,
+    )
     assert message in response.content.decode()
-    response = client.post(_url(cast.campaign, "orders-confirm"), {"action": "confirm"})
+    response = client.post(
+        _url(cast.campaign, "orders-confirm"),
+        {"action": "confirm", **_stamp(cast.campaign, player="raiders")},
+    )
     assert response.status_code == 409 and message in response.content.decode()
 
     after = _orders(cast.campaign, "raiders")
@@ -367,7 +431,8 @@ def test_saved_and_confirmed_are_separate(cast):
     client = cast.client("side_a")
     confirm = _url(cast.campaign, "orders-confirm")
 
-    html = client.post(confirm, {"action": "confirm"}, headers=HTMX).content.decode()
+    stamp = _stamp(cast.campaign, player="raiders")
+    html = client.post(confirm, {"action": "confirm", **stamp}, headers=HTMX).content.decode()
     assert "Your orders for turn 1 are confirmed." in html
     assert "✔ Confirmed" in html and "Unconfirm to change my orders" in html
     row = _orders(cast.campaign, "raiders")
@@ -376,7 +441,7 @@ def test_saved_and_confirmed_are_separate(cast):
     # an edit drops confirmed orders back to saved, and says so
     html = client.post(
         _url(cast.campaign, "orders-force", "r2"),
-        _force_data(change_to="full-speed", path="3,4"),
+        {**_force_data(change_to="full-speed", path="3,4"), **_stamp(cast.campaign, "r2")},
         headers=HTMX,
     ).content.decode()
     assert "Your orders were confirmed: this change set them back to saved." in html
@@ -385,9 +450,9 @@ def test_saved_and_confirmed_are_separate(cast):
     assert row.status == Orders.Status.SAVED and row.confirmed_at is None
     assert row.data["forces"]["r2"]["change_to"] == "full-speed"
 
-    client.post(confirm, {"action": "confirm"})
+    client.post(confirm, {"action": "confirm", **_stamp(cast.campaign, player="raiders")})
     assert _orders(cast.campaign, "raiders").status == Orders.Status.CONFIRMED
-    response = client.post(confirm, {"action": "unconfirm"})
+    response = client.post(confirm, {"action": "unconfirm", **_stamp(cast.campaign)})
     assert response.status_code == 302
     row = _orders(cast.campaign, "raiders")
     assert row.status == Orders.Status.SAVED
@@ -402,14 +467,19 @@ def test_confirming_with_nothing_saved_confirms_that_every_force_holds(cast):
     Orders.objects.filter(player__key="defenders").delete()
     client = cast.client("side_b")
     assert "Nothing saved yet" in client.get(_url(cast.campaign, "orders")).content.decode()
-    client.post(_url(cast.campaign, "orders-confirm"), {"action": "confirm"})
+    client.post(
+        _url(cast.campaign, "orders-confirm"),
+        {"action": "confirm", **_stamp(cast.campaign, player="defenders")},
+    )
     row = _orders(cast.campaign, "defenders")
     assert row.status == Orders.Status.CONFIRMED and row.data["forces"] == {}
 
 
 def test_removing_a_force_orders(cast):
     client = cast.client("side_a")
-    response = client.post(_url(cast.campaign, "orders-force", "r3"), {"clear": "1"})
+    response = client.post(
+        _url(cast.campaign, "orders-force", "r3"), {"clear": "1", **_stamp(cast.campaign, "r3")}
+    )
     assert response.status_code == 302
     forces = _orders(cast.campaign, "raiders").data["forces"]
     assert "r3" not in forces and {"r1", "r2"} <= set(forces)
@@ -424,7 +494,9 @@ def _raider_pages(cast) -> list[str]:
         client.get(_url(cast.campaign, "orders")).content.decode(),
         client.get(_url(cast.campaign, "orders-force", "r1")).content.decode(),
         client.post(
-            _url(cast.campaign, "orders-path", "r1"), _force_data(x="4", y="5"), headers=HTMX
+            _url(cast.campaign, "orders-path", "r1"),
+            {**_force_data(x="4", y="5"), **_stamp(cast.campaign, "r1")},
+            headers=HTMX,
         ).content.decode(),
         client.get(
             _url(cast.campaign, "orders-probability", "r1"), {"change_to": "probe"}
@@ -462,7 +534,11 @@ def test_a_visible_enemy_shows_its_zone_of_control_and_hidden_ones_stay_hidden(c
     # Hakon's Warband (2, 4), its path cleared: the next steps into the zone are marked
     html = (
         cast.client("side_a")
-        .post(_url(cast.campaign, "orders-path", "r2"), _force_data(clear_path="1"), headers=HTMX)
+        .post(
+            _url(cast.campaign, "orders-path", "r2"),
+            {**_force_data(clear_path="1"), **_stamp(cast.campaign, "r2")},
+            headers=HTMX,
+        )
         .content.decode()
     )
     assert "(3, 4), uncultivated land, friendly territory, enemy zone of control" in html

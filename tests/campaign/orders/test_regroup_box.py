@@ -13,6 +13,7 @@ from django.urls import reverse
 from campaign.exchange.replay import turn_replay
 from campaign.models import Force, Orders, Turn, Unit
 from campaign.selectors import turn_current
+from tests.campaign.orders.test_orders_page import _stamp
 
 pytestmark = pytest.mark.django_db
 
@@ -47,16 +48,20 @@ def test_the_figures_are_saved_checked_and_join_at_the_next_turn(cast):
     too_many = 40 // ppf + 1
     r = client.post(
         _url(cast.campaign, "orders-regroup"),
-        {"box": "regroup", "regroup-0": str(too_many)},
+        {**_stamp(cast.campaign), "box": "regroup", "regroup-0": str(too_many)},
         follow=True,
     )
     assert "does not hold enough points (R8.3.2)" in r.content.decode()
     r = client.post(
-        _url(cast.campaign, "orders-regroup"), {"box": "regroup", "regroup-0": "abc"}, follow=True
+        _url(cast.campaign, "orders-regroup"),
+        {**_stamp(cast.campaign), "box": "regroup", "regroup-0": "abc"},
+        follow=True,
     )
     assert "give a whole number of figures" in r.content.decode()
     r = client.post(
-        _url(cast.campaign, "orders-regroup"), {"box": "regroup", "regroup-0": "2"}, follow=True
+        _url(cast.campaign, "orders-regroup"),
+        {**_stamp(cast.campaign), "box": "regroup", "regroup-0": "2"},
+        follow=True,
     )
     assert "Regrouping saved" in r.content.decode()
     row = Orders.objects.get(turn=turn_current(campaign=cast.campaign), player__key="raiders")
@@ -81,11 +86,15 @@ def test_a_pool_forms_a_new_unit_where_the_roster_gives_its_minimum(cast):
     page = client.get(_url(cast.campaign, "orders")).content.decode()
     assert 'name="regroup-0-new"' in page and "at least 3" in page
     r = client.post(
-        _url(cast.campaign, "orders-regroup"), {"box": "regroup", "regroup-0-new": "2"}, follow=True
+        _url(cast.campaign, "orders-regroup"),
+        {**_stamp(cast.campaign), "box": "regroup", "regroup-0-new": "2"},
+        follow=True,
     )
     assert "at least the minimum size its roster gives (R8.3.3)" in r.content.decode()
     r = client.post(
-        _url(cast.campaign, "orders-regroup"), {"box": "regroup", "regroup-0-new": "3"}, follow=True
+        _url(cast.campaign, "orders-regroup"),
+        {**_stamp(cast.campaign), "box": "regroup", "regroup-0-new": "3"},
+        follow=True,
     )
     assert "Regrouping saved" in r.content.decode()
     call_command("resolve_turn", cast.campaign.slug, "--seed", "7", stdout=StringIO())

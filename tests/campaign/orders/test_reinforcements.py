@@ -12,6 +12,7 @@ from campaign.models import Campaign, Holding, Orders, Player, Turn
 from campaign.orders.reinforcement_catalogue import catalogue_get
 from campaign.selectors import turn_current
 from campaign.turns.services import turn_close, turn_resolve, turn_resolve_after_battles
+from tests.campaign.orders.test_orders_page import _stamp
 
 pytestmark = pytest.mark.django_db
 
@@ -60,9 +61,9 @@ def test_add_remove_and_reorder_requests_keep_the_forces_orders(cast):
         Orders.objects.filter(turn=turn_current(campaign=c), player__key="defenders").first().data
     )
     spear, bows = _key(c, "defenders", "Spearmen"), _key(c, "defenders", "Longbowmen")
-    r = client.post(_url(c), {f"figures_{spear}": "10", "join": "d1"})
+    r = client.post(_url(c), {**_stamp(c), f"figures_{spear}": "10", "join": "d1"})
     assert r.status_code == 302
-    client.post(_url(c), {f"figures_{bows}": "5", "general": _general(c, "defenders")})
+    client.post(_url(c), {**_stamp(c), f"figures_{bows}": "5", "general": _general(c, "defenders")})
     reqs = _requests(c, "defenders")
     assert [(q["units"][0]["type"], q["units"][0]["figures"]) for q in reqs] == [
         ("Spearmen", 10),
@@ -71,9 +72,12 @@ def test_add_remove_and_reorder_requests_keep_the_forces_orders(cast):
     assert reqs[0]["units"][0]["points_per_figure"] == 6 and reqs[0]["join"] == "d1"
     page = client.get(_url(c)).content.decode()
     assert "Request 1: 60 points" in page and "Request added: 60 points." in page
-    client.post(_url(c, "reinforcements-move"), {"index": "1", "direction": "up"})
+    client.post(
+        _url(c, "reinforcements-move"),
+        {**_stamp(c, requests="defenders"), "index": "1", "direction": "up"},
+    )
     assert [q["units"][0]["type"] for q in _requests(c, "defenders")] == ["Longbowmen", "Spearmen"]
-    client.post(_url(c, "reinforcements-remove"), {"index": "0"})
+    client.post(_url(c, "reinforcements-remove"), {**_stamp(c, requests="defenders"), "index": "0"})
     assert [q["units"][0]["type"] for q in _requests(c, "defenders")] == ["Spearmen"]
     after = Orders.objects.get(turn=turn_current(campaign=c), player__key="defenders").data
     assert after["forces"] == before["forces"]
@@ -97,13 +101,13 @@ def test_add_remove_and_reorder_requests_keep_the_forces_orders(cast):
 def test_bad_requests_are_refused_and_the_saved_ones_kept(cast, post, message):
     c, client = cast.campaign, cast.client("side_b")
     spear = _key(c, "defenders", "Spearmen")
-    client.post(_url(c), {f"figures_{spear}": "10"})
+    client.post(_url(c), {**_stamp(c), f"figures_{spear}": "10"})
     keys = {"SPEAR": spear, "KNIGHTS": _key(c, "defenders", "Knights of the March")}
     data = {
         k.replace("SPEAR", keys["SPEAR"]).replace("KNIGHTS", keys["KNIGHTS"]): v
         for k, v in post.items()
     }
-    r = client.post(_url(c), data)
+    r = client.post(_url(c), {**_stamp(c), **data})
     assert r.status_code == 400
     assert message in r.content.decode()
     assert len(_requests(c, "defenders")) == 1
@@ -119,7 +123,7 @@ def test_too_many_characters_for_a_new_force_r9_3_5(cast):
         f"count_{cat.characters[0].key}": "2",
         "general": cat.generals[0].key,
     }
-    r = client.post(_url(c), post)
+    r = client.post(_url(c), {**_stamp(c), **post})
     assert r.status_code == 400 and "Too many characters" in r.content.decode()
 
 
@@ -135,20 +139,27 @@ def test_a_lost_capital_says_why_nothing_can_be_bought_r9_3_1(cast):
 def test_a_closed_turn_changes_nothing(cast):
     c, client = cast.campaign, cast.client("side_b")
     spear = _key(c, "defenders", "Spearmen")
-    client.post(_url(c), {f"figures_{spear}": "10"})
+    client.post(_url(c), {**_stamp(c), f"figures_{spear}": "10"})
     turn = turn_current(campaign=c)
     turn.status = turn.Status.CLOSED
     turn.save(update_fields=["status"])
-    r = client.post(_url(c, "reinforcements-remove"), {"index": "0"}, follow=True)
+    r = client.post(
+        _url(c, "reinforcements-remove"),
+        {**_stamp(c, requests="defenders"), "index": "0"},
+        follow=True,
+    )
     assert "can no longer be changed" in r.content.decode()
     assert len(_requests(c, "defenders")) == 1
 
 
 def test_a_confirmed_player_is_told_his_orders_went_back_to_saved(cast):
     c, client = cast.campaign, cast.client("side_b")
-    client.post(reverse("campaign:orders-confirm", args=[c.slug]), {"action": "confirm"})
+    client.post(
+        reverse("campaign:orders-confirm", args=[c.slug]),
+        {"action": "confirm", **_stamp(c, player="defenders")},
+    )
     spear = _key(c, "defenders", "Spearmen")
-    r = client.post(_url(c), {f"figures_{spear}": "10"}, follow=True)
+    r = client.post(_url(c), {**_stamp(c), f"figures_{spear}": "10"}, follow=True)
     assert "set them back to saved" in r.content.decode()
     row = Orders.objects.get(turn=turn_current(campaign=c), player__key="defenders")
     assert row.status == Orders.Status.SAVED
@@ -170,7 +181,7 @@ def _resolve(campaign: Campaign) -> None:
 def test_requests_not_bought_stand_in_the_next_turns_orders(cast):
     c, client = cast.campaign, cast.client("side_b")
     spear = _key(c, "defenders", "Spearmen")
-    client.post(_url(c), {f"figures_{spear}": "10"})
+    client.post(_url(c), {**_stamp(c), f"figures_{spear}": "10"})
     _resolve(c)  # day 1: no reinforcements, nothing bought
     row = Orders.objects.get(turn=turn_current(campaign=c), player__key="defenders")
     assert turn_current(campaign=c).number == 2 and row.status == Orders.Status.SAVED
@@ -183,8 +194,10 @@ def test_on_a_reinforcement_day_the_bought_requests_go_and_the_rest_stand(cast):
     Turn.objects.filter(campaign=c, number=1).update(number=7)  # Phase 6 makes it day 7
     Campaign.objects.filter(pk=c.pk).update(turn_number=7, day=6)
     spear = _key(c, "defenders", "Spearmen")
-    client.post(_url(c), {f"figures_{spear}": "10", "join": "d1"})
-    client.post(_url(c), {f"figures_{spear}": "1000"})  # 6000 points: more than the bank
+    client.post(_url(c), {**_stamp(c), f"figures_{spear}": "10", "join": "d1"})
+    client.post(
+        _url(c), {**_stamp(c), f"figures_{spear}": "1000"}
+    )  # 6000 points: more than the bank
     c.refresh_from_db()
     _resolve(c)
     state = state_current(campaign=c)

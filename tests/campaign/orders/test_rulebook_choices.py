@@ -12,7 +12,7 @@ from campaign.names import Names
 from campaign.selectors import turn_current
 from campaign.sentences import event_sentence
 from campaign.turns.services import turn_close
-from tests.campaign.orders.test_orders_page import _force_data
+from tests.campaign.orders.test_orders_page import _force_data, _stamp
 
 pytestmark = pytest.mark.django_db
 
@@ -50,7 +50,9 @@ def test_a_player_saves_his_army_choice_and_keeps_his_forces_orders(cast):
     _by_army(cast.campaign)
     client = cast.client("side_a")
     before = _orders(cast.campaign, "raiders").data
-    response = client.post(_url(cast.campaign, "orders-army"), {"army_initiative": "last"})
+    response = client.post(
+        _url(cast.campaign, "orders-army"), {"army_initiative": "last", **_stamp(cast.campaign)}
+    )
     assert response.status_code == 302
     assert response["Location"].endswith("#orders-army")
     after = _orders(cast.campaign, "raiders").data
@@ -66,7 +68,9 @@ def test_a_bad_army_choice_changes_nothing_and_says_why(cast):
     client = cast.client("side_a")
     before = _orders(cast.campaign, "raiders").data
     response = client.post(
-        _url(cast.campaign, "orders-army"), {"army_initiative": "whenever"}, follow=True
+        _url(cast.campaign, "orders-army"),
+        {"army_initiative": "whenever", **_stamp(cast.campaign)},
+        follow=True,
     )
     assert "Choose one of the two answers, then save." in response.content.decode()
     assert _orders(cast.campaign, "raiders").data == before
@@ -77,7 +81,9 @@ def test_the_army_choice_after_the_turn_closed_is_refused(cast):
     before = _orders(cast.campaign, "raiders").data
     turn_close(turn=turn_current(campaign=cast.campaign), seed=7)
     response = cast.client("side_a").post(
-        _url(cast.campaign, "orders-army"), {"army_initiative": "last"}, follow=True
+        _url(cast.campaign, "orders-army"),
+        {"army_initiative": "last", **_stamp(cast.campaign)},
+        follow=True,
     )
     assert "The turn is no longer open: your choice was not saved." in response.content.decode()
     assert _orders(cast.campaign, "raiders").data == before
@@ -119,7 +125,9 @@ def test_a_defender_sack_is_refused_in_plain_words(cast):
     client = cast.client("side_b")
     before = _orders(cast.campaign, "defenders")
     response = client.post(
-        _url(cast.campaign, "orders-force", "d2"), _force_data(sack="on"), headers=HTMX
+        _url(cast.campaign, "orders-force", "d2"),
+        {**_force_data(sack="on"), **_stamp(cast.campaign, "d2")},
+        headers=HTMX,
     )
     assert "Only the Raiders carry off loot (§11.6)." in response.content.decode()
     after = _orders(cast.campaign, "defenders")
@@ -133,14 +141,17 @@ def test_a_force_asking_for_defend_may_draw_a_conditional_path(cast):
     client = cast.client("side_a")  # r2, Hakon's Warband, on Probe at (2, 4)
     html = client.post(
         _url(cast.campaign, "orders-path", "r2"),
-        _force_data(change_to="defend", x="3", y="4"),
+        {**_force_data(change_to="defend", x="3", y="4"), **_stamp(cast.campaign, "r2")},
         headers=HTMX,
     ).content.decode()
     assert 'name="path" value="3,4"' in html
     assert "followed only if the force test fails and leaves it under a reaction" in html
     response = client.post(
         _url(cast.campaign, "orders-force", "r2"),
-        _force_data(change_to="defend", path="3,4", countermarch="always"),
+        {
+            **_force_data(change_to="defend", path="3,4", countermarch="always"),
+            **_stamp(cast.campaign, "r2"),
+        },
         headers=HTMX,
     )
     assert "Forces on Defend or Shattered cannot countermarch" not in response.content.decode()
@@ -172,7 +183,8 @@ def test_a_wizards_force_is_offered_the_weather_spell_and_saves_it(cast):
         SPELL
         not in client.get(_url(cast.campaign, "orders-force", "r3"), headers=HTMX).content.decode()
     )
-    response = client.post(editor, _force_data(weather_shift="-1"), headers=HTMX)
+    data = {**_force_data(weather_shift="-1"), **_stamp(cast.campaign, "r1")}
+    response = client.post(editor, data, headers=HTMX)
     assert response.status_code == 200
     saved = _orders(cast.campaign, "raiders").data["forces"]["r1"]
     assert saved["weather_shift"] == -1
@@ -186,7 +198,9 @@ def test_a_force_without_a_wizard_is_refused_the_spell_in_words(cast):
     _wizard_campaign(cast.campaign)
     client = cast.client("side_a")
     response = client.post(
-        _url(cast.campaign, "orders-force", "r3"), _force_data(weather_shift="1"), headers=HTMX
+        _url(cast.campaign, "orders-force", "r3"),
+        {**_force_data(weather_shift="1"), **_stamp(cast.campaign, "r3")},
+        headers=HTMX,
     )
     html = response.content.decode()
     assert "Only a force with a Wizard may change its weather" in html

@@ -15,7 +15,7 @@ from campaign.models import Campaign, Force, Membership
 from campaign.selectors import turn_current
 from campaign.setup.invitations import membership_add, user_get_or_create
 from campaign.turns.services import turn_close, turn_resolve
-from tests.campaign.orders.test_orders_page import _force_data
+from tests.campaign.orders.test_orders_page import _force_data, _stamp
 
 pytestmark = pytest.mark.django_db
 
@@ -38,8 +38,9 @@ def _save_cost(make_campaign, client, forces: int) -> tuple[int, int, int]:
         opened = client.get(url, headers=HTMX)
     assert opened.status_code == 200
     assert opened.content.count(b'class="click"') <= 11 * 11  # within 5 squares of it
+    data = {**_force_data(), **_stamp(campaign, force.key)}
     with CaptureQueriesContext(connection) as save:
-        response = client.post(url, _force_data(), headers=HTMX)
+        response = client.post(url, data, headers=HTMX)
     assert response.status_code == 200 and b"Saved." in response.content
     return len(save), len(editor), len(response.content)
 

@@ -12,10 +12,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from campaign.models import Orders, Turn
+from campaign.models import Campaign, Orders, Turn
 from campaign.orders.services import orders_submit
 from campaign.selectors import turn_current
 from campaign.turns.services import turn_close, turn_open, turn_resolve, turn_resolve_after_battles
+from tests.campaign.orders.test_orders_page import _confirm_stamp
 from tests.stamp import stamped
 
 pytestmark = pytest.mark.django_db
@@ -309,8 +310,10 @@ def _orders_page(client: Client) -> str:
 
 
 def _confirm(client: Client):
+    campaign = Campaign.objects.get(slug="incursion")
     return client.post(
-        reverse("campaign:orders-confirm", args=["incursion"]), {"action": "confirm"}
+        reverse("campaign:orders-confirm", args=["incursion"]),
+        {"action": "confirm", **_confirm_stamp(client, campaign)},
     )
 
 
@@ -373,7 +376,7 @@ def test_the_last_confirmer_is_warned_and_told_the_turn_closed(
     with django_capture_on_commit_callbacks(execute=True):
         response = defender.post(
             reverse("campaign:orders-confirm", args=["incursion"]),
-            {"action": "confirm"},
+            {"action": "confirm", **_confirm_stamp(defender, cast.campaign)},
             headers={"HX-Request": "true"},
         )
     html = response.content.decode()
