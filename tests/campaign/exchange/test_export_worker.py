@@ -12,26 +12,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.db import connection
 from django.urls import reverse
 
 from campaign.exchange.export import campaign_export, export_json
 from campaign.models import Campaign, ExportJob
 from config import celery_app
 from tests.campaign.exchange.exports import download_url
-from tests.campaign.turns.workers import NO_BROKER, Worker, queue_forget, wait_for, worker_start
+from tests.campaign.turns.workers import WORKER_TEST, Worker, queue_forget, wait_for, worker_start
 
-pytestmark = [
-    pytest.mark.celery,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        NO_BROKER, reason="no broker configured (set CELERY_BROKER_URL, as `./run tests` does)"
-    ),
-    pytest.mark.skipif(
-        connection.vendor != "postgresql",
-        reason="the worker must share the test database: needs PostgreSQL, not in-memory SQLite",
-    ),
-]
+pytestmark = WORKER_TEST
 
 
 @pytest.fixture

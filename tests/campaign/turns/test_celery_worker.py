@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.db import connection
 
 from campaign.models import Turn, TurnResolution
 from campaign.selectors import turn_current
@@ -23,19 +22,9 @@ from campaign.turns.services import turn_close
 from campaign.turns.tasks import turn_resolve_task
 from config import celery_app
 from notifications.models import Kind, Notification
-from tests.campaign.turns.workers import NO_BROKER, Worker, queue_forget, wait_for, worker_start
+from tests.campaign.turns.workers import WORKER_TEST, Worker, queue_forget, wait_for, worker_start
 
-pytestmark = [
-    pytest.mark.celery,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        NO_BROKER, reason="no broker configured (set CELERY_BROKER_URL, as `./run tests` does)"
-    ),
-    pytest.mark.skipif(
-        connection.vendor != "postgresql",
-        reason="the worker must share the test database: needs PostgreSQL, not in-memory SQLite",
-    ),
-]
+pytestmark = WORKER_TEST
 
 
 @pytest.fixture

@@ -28,6 +28,18 @@ from config import celery_app
 
 BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 NO_BROKER = not BROKER_URL or BROKER_URL.startswith("memory://")
+# the marks of a test that runs a real worker against the test database
+WORKER_TEST = [
+    pytest.mark.celery,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        NO_BROKER, reason="no broker configured (set CELERY_BROKER_URL, as `./run tests` does)"
+    ),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql",
+        reason="the worker must share the test database: needs PostgreSQL, not in-memory SQLite",
+    ),
+]
 WAIT = 60  # seconds: bounded, a worker that never answers fails the test
 
 
