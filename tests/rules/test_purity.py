@@ -27,6 +27,7 @@ CORE = {
     "enum",
     "fractions",
     "functools",
+    "json",  # text ⇄ values, no I/O: the codec quotes a refused value as the JSON it came from
     "gc",  # the turn holds off the cyclic collector while it runs (rules.turn)
     "contextlib",
     "math",

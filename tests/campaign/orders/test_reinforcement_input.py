@@ -15,6 +15,7 @@ from campaign.orders.reinforcements import compose
 from campaign.orders.selectors import orders_page_get_for_player
 from campaign.selectors import turn_current
 from tests.campaign.orders.test_reinforcements import _general, _key, _requests, _url
+from tests.stamp import stamped
 
 pytestmark = pytest.mark.django_db
 
@@ -28,9 +29,11 @@ def _rows(cast) -> list:
 def test_a_nul_in_a_name_is_refused_with_a_sentence(cast, htmx, field):
     c, client = cast.campaign, cast.client("side_b")
     spear = _key(c, "defenders", "Spearmen")
-    client.post(_url(c), {f"figures_{spear}": "10"})
+    client.post(_url(c), stamped(c.slug, {f"figures_{spear}": "10"}))
     before = _rows(cast)
-    data = {f"figures_{spear}": "5", "general": _general(c, "defenders"), field: "a\x00b"}
+    data = stamped(
+        c.slug, {f"figures_{spear}": "5", "general": _general(c, "defenders"), field: "a\x00b"}
+    )
     headers = {"HX-Request": "true"} if htmx else {}
     r = client.post(_url(c), data, headers=headers)
     assert r.status_code == 400
