@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipaddress
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -228,7 +228,8 @@ LANGUAGES = [
     ("it", _("Italian")),
 ]
 LANGUAGE_COOKIE_AGE = 365 * 24 * 3600  # the chosen language outlives the browser session
-LANGUAGE_COOKIE_SAMESITE = "Lax"  # sent when following a link here, never by another site's POST
+# sent when following a link here, never by another site's POST
+LANGUAGE_COOKIE_SAMESITE: Literal["Lax"] = "Lax"
 LANGUAGE_COOKIE_HTTPONLY = True  # no script reads it (static/js/site.js)
 LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_I18N = True
