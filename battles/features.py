@@ -12,8 +12,8 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from campaign.labels import HOLDING_FEATURE, RELIC, label
 from campaign.models import Holding, SetupRoll
+from campaign.text.labels import HOLDING_FEATURE, RELIC, label
 
 OBJECTS = {
     "sacred-wood": gettext_lazy(

@@ -22,7 +22,7 @@ from battles.entry import (
 )
 from battles.models import Battle
 from battles.roster import COUNTS, SIDE_KEYS, Roster
-from campaign.text import TextField
+from campaign.text_input import TextField
 
 COUNT_LABELS = {
     "killed": gettext_lazy("Killed"),

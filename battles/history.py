@@ -45,10 +45,10 @@ from campaign.fog import (
     roll_visible,
     sees_sides,
 )
-from campaign.labels import FATE, OUTCOME, label
 from campaign.models import TurnResolution
-from campaign.names import Names
-from campaign.sentences import event_sentence
+from campaign.text.labels import FATE, OUTCOME, label
+from campaign.text.names import Names
+from campaign.text.sentences import event_sentence
 
 # the events Phase 4 emits for one battle, after its BattleResolved (rules.phases.after_battle)
 AFTER_BATTLE_EVENTS = frozenset(

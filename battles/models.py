@@ -6,8 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from campaign.labels import battle_number
 from campaign.models import Campaign, Turn
+from campaign.text.labels import battle_number
 
 
 class Battle(models.Model):

@@ -31,7 +31,10 @@ from campaign import adapters
 from campaign.access import Viewer
 from campaign.bulk import JsonPath
 from campaign.fog import battle_visible
-from campaign.labels import (
+from campaign.models import Player, Side, Turn, TurnResolution
+from campaign.records import ledger_expand
+from campaign.state_rows import derived
+from campaign.text.labels import (
     BATTLE_ROLE,
     FEATURE,
     QUALITY,
@@ -42,15 +45,10 @@ from campaign.labels import (
     STATUS,
     TERRITORY,
     label,
-    roll_detail,
-    roll_outcome,
-    roll_reason,
 )
-from campaign.models import Player, Side, Turn, TurnResolution
-from campaign.names import force_label, member_labels
-from campaign.records import ledger_expand
-from campaign.sentences import WEATHER_PHRASE, signed
-from campaign.state_rows import derived
+from campaign.text.ledger import roll_detail, roll_outcome, roll_reason
+from campaign.text.names import force_label, member_labels
+from campaign.text.sentences import WEATHER_PHRASE, signed
 from rules import CampaignState, Force, Unit
 
 

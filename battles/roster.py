@@ -13,8 +13,8 @@ from django.utils.translation import gettext as _
 
 from battles.models import Battle
 from campaign import adapters
-from campaign.labels import INDIVIDUAL_KIND, QUALITY, SPECIALITY, STATUS, TERRITORY, label
 from campaign.models import Side
+from campaign.text.labels import INDIVIDUAL_KIND, QUALITY, SPECIALITY, STATUS, TERRITORY, label
 from rules import CampaignState, Force, PendingBattle
 
 SIDE_KEYS = ("a", "b")  # pack.sides[0] is "a" (the contacting side), pack.sides[1] is "b"

@@ -11,8 +11,8 @@ from typing import Any
 from django.utils.text import get_text_list
 from django.utils.translation import gettext as _
 
-from campaign import labels
 from campaign.models import Amendment, Campaign, Side
+from campaign.text import labels
 
 
 def diff_for_side(

@@ -5,7 +5,7 @@ a server error and each refusal says why (issue 28):
 - its nesting, counted outside strings before `json.loads` (whose parser recurses once a
   level: 50,000 `[` exhaust Python's stack);
 - numbers JSON cannot hold (`NaN`, `Infinity`, `1e999`) and integers beyond 64 bits;
-- text no database can store (NUL, lone surrogates from `\\ud800` escapes: `campaign.text`);
+- text no database can store (NUL, lone surrogates from `\\ud800` escapes: `campaign.text_input`);
 - the kind of value at the top (an object where an object is expected).
 
 `json_parse` raises `JsonRefused`, a `ValueError` whose message a form puts beside its field.
@@ -19,7 +19,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from campaign.text import text_problem
+from campaign.text_input import text_problem
 
 MAX_DEPTH = 32  # orders and options nest 5 deep; a map or a state a little more
 INT_MAX = 2**63  # beyond what any column or rule counts

@@ -17,7 +17,7 @@ from django.db import models
 from django.utils import timezone as djtz
 from django.utils.translation import gettext_lazy as _
 
-from campaign import labels
+from campaign.text import labels
 
 
 class Campaign(models.Model):

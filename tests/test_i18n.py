@@ -309,7 +309,7 @@ def test_the_switcher_wins_over_the_browser_and_outlives_logging_in_and_out(
 
 @pytest.mark.django_db
 def test_a_campaign_page_speaks_the_rulebook(cast):
-    """Python-side labels (`campaign.labels`) and template text, on a real page."""
+    """Python-side labels (`campaign.text.labels`) and template text, on a real page."""
     client = cast.client("side_a")
     url = reverse("campaign:map", args=[cast.campaign.slug])
     page = client.get(url, headers={"accept-language": "it"}).content.decode()

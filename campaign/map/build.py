@@ -26,15 +26,6 @@ from battles.models import Battle
 from campaign import adapters
 from campaign.access import Viewer
 from campaign.fog import Ghost, MapView, map_view_for, watched_squares
-from campaign.labels import (
-    FEATURE,
-    STATUS,
-    STATUS_MARKER,
-    TERRITORY,
-    WEATHER,
-    battle_number,
-    label,
-)
 from campaign.map.model import (
     Clickable,
     ClickSquare,
@@ -64,6 +55,15 @@ from campaign.map.svg import (
 )
 from campaign.models import Campaign, Player
 from campaign.state_rows import derived
+from campaign.text.labels import (
+    FEATURE,
+    STATUS,
+    STATUS_MARKER,
+    TERRITORY,
+    WEATHER,
+    battle_number,
+    label,
+)
 from rules import CampaignState, Coord, Feature, Force, GameMap, Territory
 
 _CSS_CLASS = re.compile(r"^[a-z][a-z0-9-]*$")

@@ -14,7 +14,6 @@ from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
 
-from campaign.labels import STATUS_MARKER
 from campaign.map.svg import (
     COUNTER_FONT,
     INHERITED,
@@ -29,6 +28,7 @@ from campaign.map.svg import (
     holding_frames_svg,
 )
 from campaign.state_rows import derived
+from campaign.text.labels import STATUS_MARKER
 from rules import Coord, GameMap, Status
 
 _CLICK_ATTR = re.compile(r"^(hx-[a-z-]+|data-[a-z0-9-]+|aria-[a-z-]+|title)$")

@@ -9,7 +9,7 @@ from typing import TypedDict
 
 from django.utils.translation import gettext as _
 
-from campaign.labels import STATUS, label
+from campaign.text.labels import STATUS, label
 from rules import (
     CampaignState,
     Coord,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy
 
-from campaign.names import force_label
+from campaign.text.names import force_label
 from rules import EVENT_TARGET_KINDS, CampaignState, PlayerOrders, event_choices_offered
 
 RANKS = 3  # ranked choices per kind: the first still valid is used

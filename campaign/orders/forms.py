@@ -12,8 +12,8 @@ from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from campaign.labels import STATUS
 from campaign.orders.selectors import ForceCard, OrdersPage, square_label
+from campaign.text.labels import STATUS
 from rules import Coord, CountermarchWhen, ForceOrders, OrderError, Status, ZocPolicy
 
 _PAIR = re.compile(r"([0-9]{1,4})\s*,\s*([0-9]{1,4})")  # no map is wider than 4 digits

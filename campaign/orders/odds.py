@@ -18,9 +18,9 @@ from battles.selectors import what_if_hash, what_if_input_get, what_if_odds_get
 from battles.tasks import what_if_odds_task
 from battles.views.odds import odds_rows
 from campaign.access import HtmxHttpRequest
-from campaign.labels import STATUS, WEATHER, features_label, label
 from campaign.orders.selectors import square_label
 from campaign.orders.views import TEMPLATE, card_or_404, page_context, player_page
+from campaign.text.labels import STATUS, WEATHER, features_label, label
 from rules import SEEN_CV, SEEN_MIX, RulesError, Status
 
 ODDS_POLLS = 60  # the panel asks once a second: after a minute it stops and says so

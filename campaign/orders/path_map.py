@@ -8,10 +8,10 @@ from dataclasses import dataclass, replace
 from django.utils.translation import gettext as _
 
 from campaign.access import Viewer
-from campaign.labels import TERRITORY, features_label, label
 from campaign.map.build import map_model
 from campaign.map.model import Clickable, MapModel
 from campaign.orders.selectors import ForceCard, OrdersPage, square_label
+from campaign.text.labels import TERRITORY, features_label, label
 from rules import CampaignState, Coord, Feature, Status, Territory, legal_moves
 
 

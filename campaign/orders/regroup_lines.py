@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from campaign.labels import SPECIALITY, label
+from campaign.text.labels import SPECIALITY, label
 
 if TYPE_CHECKING:
     from campaign.orders.selectors import OrdersPage

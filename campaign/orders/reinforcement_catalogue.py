@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from django.utils.translation import gettext as _
 
 from campaign import adapters
-from campaign.labels import INDIVIDUAL_KIND, QUALITY, SPECIALITY, STATUS, label
 from campaign.models import Campaign, TurnResolution
+from campaign.text.labels import INDIVIDUAL_KIND, QUALITY, SPECIALITY, STATUS, label
 from rules import (
     CampaignState,
     Force,

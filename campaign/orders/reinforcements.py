@@ -30,7 +30,6 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from campaign.access import Viewer, campaign_viewer, require_player
 from campaign.errors import ServiceError, StaleTurn, TurnNotOpen
-from campaign.labels import STATUS, label
 from campaign.models import Turn
 from campaign.orders.reinforcement_catalogue import (
     Catalogue,
@@ -50,7 +49,8 @@ from campaign.orders.services import (
     reinforcement_remove,
 )
 from campaign.selectors import TURN_FIELD, turn_current, turn_expected
-from campaign.text import text_problem
+from campaign.text.labels import STATUS, label
+from campaign.text_input import text_problem
 from rules import (
     Individual,
     ReinforcementRequest,

@@ -20,11 +20,11 @@ from campaign import adapters
 from campaign.access import Viewer
 from campaign.fog import Ghost, map_view_for
 from campaign.kept import Kept
-from campaign.labels import STATUS, TERRITORY, features_label, label
 from campaign.models import Orders, Player, Turn
 from campaign.orders.chances import snow_modifier
 from campaign.orders.event_targets import EventChoices, event_choices_for_player
 from campaign.orders.regroup_lines import RegroupLine, regroup_lines
+from campaign.text.labels import STATUS, TERRITORY, features_label, label
 from rules import (
     CampaignState,
     Coord,

@@ -10,8 +10,8 @@ from django.db.models import Count, Q
 from django.utils.translation import gettext as _
 
 from battles.models import Battle
-from campaign.labels import ENDED, ENDED_HOW, label
 from campaign.models import Campaign, Player, Turn
+from campaign.text.labels import ENDED, ENDED_HOW, label
 from rules import RulesError, load_scenario
 
 

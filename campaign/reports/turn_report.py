@@ -16,11 +16,12 @@ from campaign import adapters
 from campaign.access import Viewer
 from campaign.exchange.replay import turn_replay
 from campaign.fog import Lens, battle_sides_get, event_scrub, event_visible, ledger_for, lens_for
-from campaign.labels import PHASE, label, roll_detail, roll_kind, roll_outcome, roll_reason
 from campaign.models import Side, Turn, TurnResolution
-from campaign.names import Names
-from campaign.sentences import event_sentence, signed
 from campaign.state_rows import derived
+from campaign.text.labels import PHASE, label
+from campaign.text.ledger import roll_detail, roll_kind, roll_outcome, roll_reason
+from campaign.text.names import Names
+from campaign.text.sentences import event_sentence, signed
 
 
 def roll_phase(purpose: str) -> str:

@@ -14,9 +14,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 import rules as R
-from campaign import adapters, labels
+from campaign import adapters
 from campaign.errors import ServiceError
 from campaign.models import Campaign
+from campaign.text import labels
 from rules import SetupProblem, validate_holding_placement
 
 

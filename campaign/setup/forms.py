@@ -12,12 +12,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import rules as R
-from campaign import labels
 from campaign.models import Command, Membership, Player, Side
 from campaign.setup.map_import import MAP_MAX, MAP_MIN, MAP_TEXT_MAX
 from campaign.setup.options import OPTION_SPECS
 from campaign.setup.services import DEFAULT_COLOUR, HOLDING_FEATURE_CHOICES
-from campaign.text import TextField
+from campaign.text import labels
+from campaign.text_input import TextField
 
 ORDER_CHOICES = labels.choices(labels.STATUS, [s for s in R.Status if s.is_order])  # R2.6.1
 

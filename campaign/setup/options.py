@@ -13,10 +13,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 import rules as R
-from campaign import adapters, labels
+from campaign import adapters
 from campaign.errors import ServiceError
 from campaign.models import Campaign
 from campaign.setup.base import campaign_lock
+from campaign.text import labels
 from rules import ATTRITION_FORMULAS, FormatError, to_data
 
 if TYPE_CHECKING:

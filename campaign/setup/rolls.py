@@ -18,11 +18,12 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 import rules as R
-from campaign import adapters, labels
+from campaign import adapters
 from campaign.errors import ServiceError
 from campaign.exchange.parts import Part, Restore, Written, moments, moments_restore, user_of
 from campaign.models import Campaign, Holding, Player, SetupRoll
 from campaign.setup.base import campaign_lock
+from campaign.text import labels
 
 Kind = SetupRoll.Kind
 RULES = {

@@ -31,7 +31,7 @@ from django.utils.text import format_lazy, slugify
 from django.utils.translation import gettext as _
 
 import rules as R
-from campaign import adapters, fog, labels
+from campaign import adapters, fog
 from campaign.errors import ServiceError
 from campaign.models import Campaign, Holding, Membership, Player, Side, Square, Turn
 from campaign.setup.base import (
@@ -50,6 +50,7 @@ from campaign.setup.force_problems import force_problem_texts
 from campaign.setup.map_import import MAP_MAX, MAP_MIN
 from campaign.setup.options import options_checked
 from campaign.setup.rosters import placement_problems
+from campaign.text import labels
 from rules import (
     RulesError,
     SetupError,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django import template
 
-from campaign.labels import battle_number
+from campaign.text.labels import battle_number
 
 register = template.Library()
 

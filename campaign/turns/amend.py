@@ -30,7 +30,7 @@ from battles.roster import battle_roster_get
 from campaign import adapters
 from campaign.errors import ServiceError
 from campaign.models import Amendment, AuditEntry, Campaign, Membership, Turn
-from campaign.text import text_clean
+from campaign.text_input import text_clean
 from campaign.turns import amend_write
 from campaign.turns.branch import (
     TURN,

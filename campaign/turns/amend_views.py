@@ -26,11 +26,11 @@ from campaign.access import HtmxHttpRequest, Viewer, campaign_viewer, require_gm
 from campaign.amendments import amendment_title, diff_lines, readers_of_turn
 from campaign.errors import ServiceError
 from campaign.json_input import JsonRefused, json_parse
-from campaign.labels import battle_number
 from campaign.models import Amendment, AuditEntry, LineArchive, Side, Turn, TurnResolution
-from campaign.names import Names
-from campaign.sentences import event_sentence
-from campaign.text import TextField
+from campaign.text.labels import battle_number
+from campaign.text.names import Names
+from campaign.text.sentences import event_sentence
+from campaign.text_input import TextField
 from campaign.turns import amend
 from rules import to_data
 

@@ -4,7 +4,7 @@ amendment, and each player's share of them (fog-of-war filtered) in his notice.
 Each turn's changes compare the state the turn left in the old line and in the branch:
 forces (where, status, figures; gone or new), holdings (owner, sacked, destroyed), battles
 (fought or not, where, the outcome), and the campaign's end. JSON data only: the pages and
-the notices name things through `campaign.labels` when they show it.
+the notices name things through `campaign.text.labels` when they show it.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
-from campaign.labels import roll_detail, roll_outcome, roll_reason
+from campaign.text.ledger import roll_detail, roll_outcome, roll_reason
 from tests.battles.test_history import fought  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db

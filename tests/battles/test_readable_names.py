@@ -10,9 +10,10 @@ import re
 import pytest
 from django.urls import reverse
 
-from campaign.labels import battle_number, roll_kind
-from campaign.names import Names
-from campaign.sentences import event_sentence
+from campaign.text.labels import battle_number
+from campaign.text.ledger import roll_kind
+from campaign.text.names import Names
+from campaign.text.sentences import event_sentence
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""`campaign.json_input` and `campaign.text`: JSON and free text a person typed, read with
+"""`campaign.json_input` and `campaign.text_input`: JSON and free text a person typed, read with
 limits and refused with a sentence (issue 28). The nesting is counted before `json.loads`
 recurses, exactly: brackets inside strings do not count, escaped quotes do not end a string."""
 
@@ -9,7 +9,7 @@ from django import forms
 
 from campaign.errors import ServiceError
 from campaign.json_input import MAX_DEPTH, JsonRefused, json_parse
-from campaign.text import TextField, text_clean, text_problem
+from campaign.text_input import TextField, text_clean, text_problem
 
 
 def _refused(text: str, **kw) -> str:

@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 import rules as R
-from campaign import adapters, labels
+from campaign import adapters
 from campaign.access import HtmxHttpRequest, NotAllowed, Viewer, campaign_viewer
 from campaign.errors import ServiceError
 from campaign.keys import key_asked
@@ -35,6 +35,7 @@ from campaign.setup.views.pages import (
     require_setup,
 )
 from campaign.setup.views.roll_panel import Kind, rolls_panel
+from campaign.text import labels
 
 
 def setup_map_model(

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from campaign import adapters, labels
+from campaign import adapters
 from campaign.access import HtmxHttpRequest, NotAllowed, Viewer, campaign_viewer
 from campaign.errors import ServiceError
 from campaign.keys import key_asked
@@ -26,6 +26,7 @@ from campaign.setup import rosters
 from campaign.setup.force_problems import force_problem_texts
 from campaign.setup.forms import CommandForm, ForceForm, IndividualForm, NewUnitForm, UnitForm
 from campaign.setup.views.pages import bound_data, page, refusal_show, require_setup
+from campaign.text import labels
 
 FORCE_TEMPLATE = "campaign/setup_force.html"
 

@@ -8,9 +8,9 @@ import pytest
 from django.urls import reverse
 
 from campaign.models import Campaign, Orders
-from campaign.names import Names
 from campaign.selectors import turn_current
-from campaign.sentences import event_sentence
+from campaign.text.names import Names
+from campaign.text.sentences import event_sentence
 from campaign.turns.services import turn_close
 from tests.campaign.orders.test_orders_page import _force_data, _stamp
 

@@ -9,8 +9,8 @@ from django.urls import reverse
 
 from campaign.exchange.replay import turn_replay
 from campaign.models import Campaign, Turn
-from campaign.names import Names
-from campaign.sentences import event_sentence
+from campaign.text.names import Names
+from campaign.text.sentences import event_sentence
 from rules import ScriptedDice, resolve_after_battles
 from tests.rules.test_convoys import _state
 

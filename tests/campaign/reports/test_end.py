@@ -52,8 +52,8 @@ def test_outsiders_do_not_see_it(cast):
 
 
 def test_the_report_sentence_names_the_reason_in_words(cast):
-    from campaign.names import Names
-    from campaign.sentences import event_sentence
+    from campaign.text.names import Names
+    from campaign.text.sentences import event_sentence
 
     names = Names([], sides={"raiders": "Raiders"}, everything=True)
     text = event_sentence(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from campaign.names import Names
-from campaign.sentences import event_sentence
+from campaign.text.names import Names
+from campaign.text.sentences import event_sentence
 from rules import CampaignState
 from tests.rules.casefile import load_state
 

@@ -18,9 +18,9 @@ from django.test import Client
 from django.urls import reverse
 
 from campaign.models import Force, Turn, TurnResolution
-from campaign.names import Names
 from campaign.selectors import turn_current
-from campaign.sentences import RENDERERS, event_sentence
+from campaign.text.names import Names
+from campaign.text.sentences import RENDERERS, event_sentence
 from campaign.turns.services import turn_close
 from rules import events as rules_events
 from tests.conftest import CAST

@@ -12,8 +12,8 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from campaign.labels import ENDED, REFUSAL, STATUS, WTF_TRIGGER, in_sentence, label
-from campaign.names import Names
+from campaign.text.labels import ENDED, REFUSAL, STATUS, WTF_TRIGGER, in_sentence, label
+from campaign.text.names import Names
 
 # phrases that only fit inside the sentences below (the names of the values are in labels)
 WEATHER_PHRASE = {
@@ -579,4 +579,4 @@ def event_sentence(e: Mapping[str, Any], names: Names) -> str:
 
 
 # the renderers kept in their own modules register themselves in RENDERERS on import
-from campaign import sentences_time  # noqa: E402, F401
+from campaign.text import sentences_time  # noqa: E402, F401

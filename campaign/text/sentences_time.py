@@ -1,6 +1,6 @@
-"""Sentences kept out of `campaign.sentences` (which is full): a regrouping pool spent
+"""Sentences kept out of `campaign.text.sentences` (which is full): a regrouping pool spent
 (R8.3.2), time, the bank and a scenario's supply convoys (R9.2, R9.3.8–9). Registered in
-`campaign.sentences`' table, which imports this module last."""
+`campaign.text.sentences`' table, which imports this module last."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from campaign.names import Names
-from campaign.sentences import EventData, renders, signed
+from campaign.text.names import Names
+from campaign.text.sentences import EventData, renders, signed
 
 
 @renders("SupplyConvoy")

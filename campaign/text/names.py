@@ -13,8 +13,8 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from campaign.fog import Lens, id_tokens
-from campaign.labels import battle_number
 from campaign.state_rows import derived
+from campaign.text.labels import battle_number
 from rules import CampaignState, Force
 
 
