@@ -5,6 +5,8 @@ submodules (an import-linter contract). Grouped by concern:
 
 - state: `CampaignState`, `GameMap`, `Force`, `Player`, `Holding`, `Options` … (rules.types)
 - data: `to_data`, `from_data`, `FormatError` (rules.codec)
+- events: `EVENT_TYPES` (type name → class), each declaring who may see it under fog of war
+  (`Fog`, `Seen`, `Named`: rules.seen)
 - dice: `SeededDice`, `ScriptedDice`, `derive_seed` and the ledger (rules.dice)
 - orders: `PlayerOrders`, `ForceOrders`, `validate_orders`, `legal_moves` (rules.orders)
 - single tests: `force_test_modifiers`, `force_test_pass_probability`, `battle_result`
@@ -23,6 +25,7 @@ from rules.cli.pool import odds_pool
 from rules.codec import FormatError, from_data, to_data
 from rules.dice import Dice, Modifier, RollRecord, ScriptedDice, SeededDice, derive_seed
 from rules.errors import IllegalOrders, InconsistentState, InvalidResult, OrderError, RulesError
+from rules.events import EVENT_TYPES
 from rules.generate import generate_campaign, generate_orders
 from rules.orders import (
     ARMY_INITIATIVE,
@@ -42,6 +45,7 @@ from rules.phases.after_battle import validate_result
 from rules.phases.event_choices import event_choices_offered
 from rules.phases.reinforcements import request_problems as reinforcement_request_problems
 from rules.scenarios import Scenario, load_scenario
+from rules.seen import Fog, Named, Seen
 from rules.setup.forces import validate_force_organisation
 from rules.setup.holdings import RACE_HOLDING_TERRAIN, chebyshev, validate_holding_placement
 from rules.setup.problems import SetupError, SetupProblem
@@ -101,6 +105,7 @@ from rules.waterways import craft_carry, craft_needed, ships_needed
 __all__ = [
     "ARMY_INITIATIVE",
     "EVENT_TARGET_KINDS",
+    "EVENT_TYPES",
     "ATTRITION_FORMULAS",
     "HOLDING_FEATURES",
     "RACE_HOLDING_TERRAIN",
@@ -117,6 +122,7 @@ __all__ = [
     "CountermarchWhen",
     "Dice",
     "Feature",
+    "Fog",
     "Force",
     "ForceOrders",
     "FormatError",
@@ -130,6 +136,7 @@ __all__ = [
     "IndividualKind",
     "InvalidResult",
     "Modifier",
+    "Named",
     "Odds",
     "Options",
     "OrderError",
@@ -143,6 +150,7 @@ __all__ = [
     "RollRecord",
     "RulesError",
     "SEASON_FIXED",
+    "Seen",
     "Scenario",
     "ScriptedDice",
     "Season",

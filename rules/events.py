@@ -2,6 +2,11 @@
 
 Each event is a frozen dataclass; `to_dict()` adds its type name. Events carry the rule id
 that decided them.
+
+Each event class declares, first in its body, who may see it under fog of war and what its
+fields name (`fog = Fog(Seen…, field=Named…)`, rules.seen). `campaign.fog` reads those
+declarations and nothing else; `Event` has none, so a class that forgets its own is found
+(tests/campaign/test_fog_declarations.py) and, until then, shown to the game master only.
 """
 
 from __future__ import annotations
@@ -9,10 +14,13 @@ from __future__ import annotations
 from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Any, ClassVar
 
+from rules.seen import Fog, Named, Seen
+
 
 @dataclass(frozen=True, slots=True)
 class Event:
     phase: ClassVar[str] = ""
+    fog: ClassVar[Fog]  # no default: each class declares its own (see the module text)
 
     def to_dict(self) -> dict[str, Any]:
         d = {"type": type(self).__name__}
@@ -35,6 +43,7 @@ def _plain(v: Any) -> Any:
 # --- Phase 0 ---
 @dataclass(frozen=True, slots=True)
 class WeatherRolled(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS_OR_PUBLIC, force_id=Named.FORCE)
     weather: str
     total: int
     force_id: str | None = None
@@ -45,6 +54,7 @@ class WeatherRolled(Event):
 class WeatherShifted(Event):
     """R4.4.3: a force's Wizard moved the weather of its own movement (not the map's)."""
 
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, force_id=Named.FORCE)
     force_id: str
     weather_from: str
     weather_to: str
@@ -53,6 +63,7 @@ class WeatherShifted(Event):
 
 @dataclass(frozen=True, slots=True)
 class SnowFell(Event):
+    fog: ClassVar[Fog] = Fog(Seen.PUBLIC)
     levels: int
     total_levels: int
     mountains_only: bool = False
@@ -62,6 +73,7 @@ class SnowFell(Event):
 # --- Phase 1 ---
 @dataclass(frozen=True, slots=True)
 class ForceTested(Event):
+    fog: ClassVar[Fog] = Fog(Seen.OWN_SIDE, force_id=Named.FORCE)
     force_id: str
     requested: str
     outcome: str
@@ -73,6 +85,7 @@ class ForceTested(Event):
 
 @dataclass(frozen=True, slots=True)
 class ForceDestroyed(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, force_id=Named.FORCE, owner=Named.PLAYER)
     force_id: str
     owner: str
     reason: str
@@ -82,6 +95,7 @@ class ForceDestroyed(Event):
 # --- Phase 2 ---
 @dataclass(frozen=True, slots=True)
 class InitiativeDetermined(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, order=Named.FORCES)
     method: str
     order: tuple[str, ...]
     rule: str = "R6.1"
@@ -91,6 +105,7 @@ class InitiativeDetermined(Event):
 class ArmyInitiativeChosen(Event):
     """R6.1.2: the winner of the initiative by army moves all his forces first or last."""
 
+    fog: ClassVar[Fog] = Fog(Seen.PUBLIC, player_id=Named.PLAYER)
     player_id: str
     choice: str  # "first" / "last"
     rule: str = "R6.1.2"
@@ -98,6 +113,7 @@ class ArmyInitiativeChosen(Event):
 
 @dataclass(frozen=True, slots=True)
 class MovementRolled(Event):
+    fog: ClassVar[Fog] = Fog(Seen.OWN_SIDE, force_id=Named.FORCE)
     force_id: str
     total: int | None
     allowance: int
@@ -106,6 +122,7 @@ class MovementRolled(Event):
 
 @dataclass(frozen=True, slots=True)
 class ForceMoved(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, force_id=Named.FORCE, path=Named.PATH)
     force_id: str
     path: tuple[tuple[int, int], ...]
     reason: str = "movement"
@@ -114,6 +131,7 @@ class ForceMoved(Event):
 
 @dataclass(frozen=True, slots=True)
 class ForceStopped(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, force_id=Named.FORCE, square=Named.SQUARE)
     force_id: str
     square: tuple[int, int]
     reason: str
@@ -122,12 +140,14 @@ class ForceStopped(Event):
 
 @dataclass(frozen=True, slots=True)
 class ForceHeldByStorm(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, force_id=Named.FORCE)
     force_id: str
     rule: str = "R4.2"
 
 
 @dataclass(frozen=True, slots=True)
 class ForceCountermarched(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, force_id=Named.FORCE, frm=Named.SQUARE, to=Named.SQUARE)
     force_id: str
     frm: tuple[int, int]
     to: tuple[int, int]
@@ -138,6 +158,13 @@ class ForceCountermarched(Event):
 
 @dataclass(frozen=True, slots=True)
 class ContactMade(Event):
+    fog: ClassVar[Fog] = Fog(
+        Seen.SUBJECTS,
+        force_id=Named.FORCE,
+        enemy_ids=Named.FORCES,
+        square=Named.SQUARE,
+        battle_id=Named.BATTLE,
+    )
     force_id: str
     enemy_ids: tuple[str, ...]
     square: tuple[int, int]
@@ -147,6 +174,13 @@ class ContactMade(Event):
 
 @dataclass(frozen=True, slots=True)
 class ShatteredForceCollapsed(Event):
+    fog: ClassVar[Fog] = Fog(
+        Seen.SUBJECTS,
+        force_id=Named.FORCE,
+        owner=Named.PLAYER,
+        by_force_id=Named.OTHER_FORCE,
+        square=Named.SQUARE,
+    )
     force_id: str
     owner: str
     by_force_id: str
@@ -156,6 +190,13 @@ class ShatteredForceCollapsed(Event):
 
 @dataclass(frozen=True, slots=True)
 class HoldingCaptured(Event):
+    fog: ClassVar[Fog] = Fog(
+        Seen.SUBJECTS,
+        holding_id=Named.HOLDING,
+        by_player=Named.PLAYER,
+        from_player=Named.PLAYER,
+        force_id=Named.FORCE,
+    )
     holding_id: str
     by_player: str
     from_player: str
@@ -166,6 +207,7 @@ class HoldingCaptured(Event):
 
 @dataclass(frozen=True, slots=True)
 class HoldingSacked(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, holding_id=Named.HOLDING, force_id=Named.FORCE)
     holding_id: str
     force_id: str
     rule: str = "§11.6"
@@ -175,6 +217,7 @@ class HoldingSacked(Event):
 class OrdersMissing(Event):
     """A force acted under the missing-orders policy (holds status, does not move)."""
 
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, force_id=Named.FORCE, owner=Named.PLAYER)
     force_id: str
     owner: str
     rule: str = "[SR] missing orders"
@@ -183,6 +226,7 @@ class OrdersMissing(Event):
 # --- Phase 4 ---
 @dataclass(frozen=True, slots=True)
 class BattleResolved(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, battle_id=Named.BATTLE, square=Named.SQUARE)
     battle_id: str
     square: tuple[int, int]
     outcomes: dict[str, str]
@@ -191,6 +235,7 @@ class BattleResolved(Event):
 
 @dataclass(frozen=True, slots=True)
 class WoundedChecked(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, force_id=Named.FORCE, unit_id=Named.MEMBER)
     force_id: str
     unit_id: str
     checked: int
@@ -201,6 +246,7 @@ class WoundedChecked(Event):
 
 @dataclass(frozen=True, slots=True)
 class DesertersChecked(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, force_id=Named.FORCE, unit_id=Named.MEMBER)
     force_id: str
     unit_id: str
     checked: int
@@ -212,6 +258,7 @@ class DesertersChecked(Event):
 
 @dataclass(frozen=True, slots=True)
 class IndividualLost(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, force_id=Named.FORCE, individual_id=Named.MEMBER)
     force_id: str
     individual_id: str
     fate: str
@@ -220,6 +267,7 @@ class IndividualLost(Event):
 
 @dataclass(frozen=True, slots=True)
 class ReactionSuffered(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, force_id=Named.FORCE)
     force_id: str
     old_status: str
     new_status: str
@@ -228,6 +276,7 @@ class ReactionSuffered(Event):
 
 @dataclass(frozen=True, slots=True)
 class LootLost(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, force_id=Named.FORCE, holding_id=Named.HOLDING)
     force_id: str
     holding_id: str
     rule: str = "§11.6 rule 4"
@@ -235,6 +284,7 @@ class LootLost(Event):
 
 @dataclass(frozen=True, slots=True)
 class LeaderPromoted(Event):
+    fog: ClassVar[Fog] = Fog(Seen.OWN_SIDE, force_id=Named.FORCE, general_id=Named.MEMBER)
     force_id: str
     general_id: str
     source: str
@@ -243,6 +293,7 @@ class LeaderPromoted(Event):
 
 @dataclass(frozen=True, slots=True)
 class WorksLost(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, force_id=Named.FORCE)
     force_id: str
     rule: str = "R7.8.5"
 
@@ -250,6 +301,7 @@ class WorksLost(Event):
 # --- Phases 5–8 ---
 @dataclass(frozen=True, slots=True)
 class WillToFightTested(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, player_id=Named.PLAYER)
     player_id: str
     total: int
     passed: bool
@@ -259,18 +311,21 @@ class WillToFightTested(Event):
 
 @dataclass(frozen=True, slots=True)
 class PlayerSurrendered(Event):
+    fog: ClassVar[Fog] = Fog(Seen.PUBLIC, player_id=Named.PLAYER)
     player_id: str
     rule: str = "R9.1"
 
 
 @dataclass(frozen=True, slots=True)
 class DayAdvanced(Event):
+    fog: ClassVar[Fog] = Fog(Seen.PUBLIC)
     day: int
     rule: str = "R9.2"
 
 
 @dataclass(frozen=True, slots=True)
 class ReinforcementsAvailable(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, player_id=Named.PLAYER)
     player_id: str
     points: int
     bank: int
@@ -282,6 +337,9 @@ class ReinforcementsArrived(Event):
     """What arrived (units as "figures type", then the general's and characters' names)
     and where: the capital (`capital_id`, not a subject: the force makes it visible)."""
 
+    fog: ClassVar[Fog] = Fog(
+        Seen.OWN_SIDE, player_id=Named.PLAYER, force_id=Named.FORCE, capital_id=Named.PLACE
+    )
     player_id: str
     force_id: str
     joined: bool
@@ -295,6 +353,7 @@ class ReinforcementsArrived(Event):
 
 @dataclass(frozen=True, slots=True)
 class RandomEvent(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, player_id=Named.PLAYER)
     player_id: str
     table: str
     event: str
@@ -307,6 +366,7 @@ class RandomEvent(Event):
 class ShipsReceived(Event):
     """R6.11.2: a force on Defend in its port received its free ships."""
 
+    fog: ClassVar[Fog] = Fog(Seen.OWN_SIDE, force_id=Named.FORCE, holding_id=Named.HOLDING)
     force_id: str
     holding_id: str
     ships: int
@@ -319,6 +379,7 @@ class CraftReceived(Event):
     """R6.11.5: a force on Defend at its holding in a forest by a river built its free boats
     and rafts."""
 
+    fog: ClassVar[Fog] = Fog(Seen.OWN_SIDE, force_id=Named.FORCE, holding_id=Named.HOLDING)
     force_id: str
     holding_id: str
     boats: int
@@ -331,6 +392,7 @@ class SupplyConvoy(Event):
     """R9.3.9: a supply convoy reached the player on its schedule, with the effect its
     scenario gives it (`event` "none": the book gives it none)."""
 
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, player_id=Named.PLAYER)
     player_id: str
     day: int
     event: str
@@ -340,6 +402,7 @@ class SupplyConvoy(Event):
 
 @dataclass(frozen=True, slots=True)
 class CampaignEnded(Event):
+    fog: ClassVar[Fog] = Fog(Seen.PUBLIC)
     reason: str
     winner: str | None
     rule: str
@@ -349,6 +412,7 @@ class CampaignEnded(Event):
 class OrderRefused(Event):
     """A standing order the rules do not allow at resolution time (it is ignored)."""
 
+    fog: ClassVar[Fog] = Fog(Seen.OWN_SIDE, force_id=Named.FORCE)
     force_id: str
     reason: str
     rule: str
@@ -360,6 +424,9 @@ class RegroupSpent(Event):
     """R8.3.2: a force's pool bought figures for one of its units; R8.3.3, with
     `new_unit_id`: it formed a new unit of that unit's type."""
 
+    fog: ClassVar[Fog] = Fog(
+        Seen.OWN_SIDE, force_id=Named.FORCE, unit_id=Named.MEMBER, new_unit_id=Named.MEMBER
+    )
     force_id: str
     unit_id: str
     figures: int
@@ -374,6 +441,7 @@ class RegroupSpent(Event):
 class RegroupPooled(Event):
     """Recovered figures' points joined a force's pool of one speciality."""
 
+    fog: ClassVar[Fog] = Fog(Seen.OWN_SIDE, force_id=Named.FORCE)
     force_id: str
     speciality: str
     points: int
@@ -383,6 +451,9 @@ class RegroupPooled(Event):
 
 @dataclass(frozen=True, slots=True)
 class ArtefactsCaptured(Event):
+    fog: ClassVar[Fog] = Fog(
+        Seen.SUBJECTS, holding_id=Named.HOLDING, by_player=Named.PLAYER, from_player=Named.PLAYER
+    )
     holding_id: str
     feature: str
     by_player: str
@@ -395,6 +466,7 @@ class ReinforcementsRefused(Event):
     """A reinforcement delivery (`request` None) or one standing request that could not be
     carried out; any points stay in the bank."""
 
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, player_id=Named.PLAYER)
     player_id: str
     request: int | None
     reason: str
@@ -403,6 +475,7 @@ class ReinforcementsRefused(Event):
 
 @dataclass(frozen=True, slots=True)
 class BankChanged(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, player_id=Named.PLAYER)
     player_id: str
     change: int
     bank: int
@@ -412,6 +485,7 @@ class BankChanged(Event):
 
 @dataclass(frozen=True, slots=True)
 class IndividualJoined(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, force_id=Named.FORCE, individual_id=Named.MEMBER)
     force_id: str
     individual_id: str
     kind: str
@@ -420,6 +494,7 @@ class IndividualJoined(Event):
 
 @dataclass(frozen=True, slots=True)
 class LeaderCvChanged(Event):
+    fog: ClassVar[Fog] = Fog(Seen.OWN_SIDE, force_id=Named.FORCE, general_id=Named.MEMBER)
     force_id: str
     general_id: str
     old_cv: int
@@ -429,6 +504,7 @@ class LeaderCvChanged(Event):
 
 @dataclass(frozen=True, slots=True)
 class TokensGained(Event):
+    fog: ClassVar[Fog] = Fog(Seen.OWN_SIDE, force_id=Named.FORCE)
     force_id: str
     kind: str
     count: int
@@ -437,6 +513,7 @@ class TokensGained(Event):
 
 @dataclass(frozen=True, slots=True)
 class ForcePointsLost(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, force_id=Named.FORCE)
     force_id: str
     points: int
     figures: int
@@ -446,6 +523,7 @@ class ForcePointsLost(Event):
 
 @dataclass(frozen=True, slots=True)
 class CaptureBlocked(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, holding_id=Named.HOLDING, force_id=Named.FORCE)
     holding_id: str
     force_id: str
     reason: str
@@ -454,6 +532,7 @@ class CaptureBlocked(Event):
 
 @dataclass(frozen=True, slots=True)
 class AttritionSuffered(Event):
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, force_id=Named.FORCE, unit_id=Named.MEMBER)
     force_id: str
     unit_id: str
     lost: int
@@ -496,3 +575,12 @@ def _plain_init(cls: type[Event]) -> None:
 for _cls in [c for c in globals().values() if isinstance(c, type) and issubclass(c, Event)]:
     if _cls is not Event and fields(_cls) and _cls.__bases__ == (Event,):
         _plain_init(_cls)
+
+
+# every event class by its type name (`to_dict()["type"]`): how a stored event finds its
+# declarations
+EVENT_TYPES: dict[str, type[Event]] = {
+    c.__name__: c
+    for c in list(globals().values())
+    if isinstance(c, type) and issubclass(c, Event) and c is not Event
+}
