@@ -14,40 +14,16 @@ from django.utils.translation import gettext as _
 from campaign.access import Viewer
 from campaign.fog.sight import visible_force_keys, watched_squares
 from campaign.state_rows import derived
-from rules import CampaignState, Coord
+from rules import EVENT_TYPES, CampaignState, Coord, Fog, Named, Seen
 
 # --- the lens: what one viewer sees of one stage of a turn ---------------------------------
 
 
 # a roll whose purpose starts so is map-wide even if it names a scenario role
 PUBLIC_PURPOSES = ("weather:map", "events:snow-day-")
-PUBLIC_EVENTS = frozenset(
-    {"SnowFell", "DayAdvanced", "CampaignEnded", "PlayerSurrendered", "ArmyInitiativeChosen"}
-)
-# what a force does in its own camp: shown to its own side only (see the module text)
-PRIVATE_EVENTS = frozenset(
-    {
-        "ForceTested",
-        "MovementRolled",
-        "LeaderCvChanged",
-        "LeaderPromoted",
-        "TokensGained",
-        "RegroupPooled",
-        "RegroupSpent",
-        "ShipsReceived",
-        "CraftReceived",
-        "OrderRefused",
-        "ReinforcementsArrived",  # what his capital received (§9.3) is his side's business
-    }
-)
 # R6.1.3: a force's initiative roll; R6.1.5: the re-rolls of a tie between players
 INITIATIVE_PURPOSE = "movement:initiative-"
 INITIATIVE_RULE, INITIATIVE_TIE_RULE = "R6.1.3", "R6.1.5"
-FORCE_FIELDS = ("force_id", "by_force_id")
-FORCE_LIST_FIELDS = ("enemy_ids", "order")
-MEMBER_FIELDS = ("unit_id", "individual_id", "general_id")
-PLAYER_FIELDS = ("player_id", "by_player", "from_player", "owner")
-SQUARE_FIELDS = ("square", "frm", "to")
 
 
 _WORD = re.compile(r"[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*")
@@ -209,10 +185,11 @@ def _stage_ids(
     )
     named: set[str] = set()
     for e in events:
-        for k in FORCE_FIELDS:
+        declared = _declared(e)
+        for k in declared.forces:
             if isinstance(e.get(k), str):
                 named.add(e[k])
-        for k in FORCE_LIST_FIELDS:
+        for k in declared.force_lists:
             named.update(x for x in e.get(k) or () if isinstance(x, str))
     named -= forces
     if not named:
@@ -241,23 +218,84 @@ def _states_ids(states: Sequence[CampaignState]) -> tuple[frozenset[str], dict[s
     return frozenset(forces), member_force
 
 
-def _event_subjects(e: Mapping[str, Any]) -> list[Any]:
-    out: list[Any] = [e.get(k) for k in (*FORCE_FIELDS, *MEMBER_FIELDS, *PLAYER_FIELDS)]
-    for k in FORCE_LIST_FIELDS:
+# --- events: what each class declares (rules.seen) --------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Declared:
+    """An event class's `Fog` declaration, sorted as the lens reads it."""
+
+    seen: Seen
+    names: Mapping[str, Named]
+    subjects: tuple[str, ...] = ()  # fields naming one subject
+    subject_lists: tuple[str, ...] = ()  # fields listing subjects
+    forces: tuple[str, ...] = ()  # fields naming one force
+    force_lists: tuple[str, ...] = ()
+    force: str | None = None  # the force the event is about (`Named.FORCE`)
+
+
+# an event of no known class, or of a class that declares nothing: the game master's only
+_UNDECLARED = _Declared(Seen.GM, {})
+
+
+def _declared(e: Mapping[str, Any]) -> _Declared:
+    kind = e.get("type")
+    cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        return _UNDECLARED
+    declared = _DECLARED.get(cls)
+    if declared is None:
+        declared = _DECLARED[cls] = _declared_by(cls)
+    return declared
+
+
+_DECLARED: dict[type, _Declared] = {}  # every stored event is read again by every lens
+
+
+def _declared_by(cls: type) -> _Declared:
+    fog = vars(cls).get("fog")  # its own: a declaration is never inherited
+    if not isinstance(fog, Fog):
+        return _UNDECLARED
+    names = fog.names
+
+    def of(*kinds: Named) -> tuple[str, ...]:
+        return tuple(k for k, v in names.items() if v in kinds)
+
+    return _Declared(
+        seen=fog.seen,
+        names=names,
+        subjects=tuple(k for k, v in names.items() if v.subject and v is not Named.FORCES),
+        subject_lists=of(Named.FORCES),
+        forces=of(Named.FORCE, Named.OTHER_FORCE),
+        force_lists=of(Named.FORCES),
+        force=next(iter(of(Named.FORCE)), None),
+    )
+
+
+def _event_subjects(declared: _Declared, e: Mapping[str, Any]) -> list[Any]:
+    out: list[Any] = [e.get(k) for k in declared.subjects]
+    for k in declared.subject_lists:
         out.extend(e.get(k) or ())
-    out += [e.get("battle_id"), e.get("holding_id")]
     return [x for x in out if x is not None]
 
 
 def event_visible(lens: Lens, e: Mapping[str, Any]) -> bool:
+    """Whether the lens shows this event: as its class declares (`Seen`, see the module
+    text); an event whose class declares nothing only to the game master."""
     if lens.everything:
         return True
-    kind = e.get("type")
-    if kind in PUBLIC_EVENTS or (kind == "WeatherRolled" and not e.get("force_id")):
+    declared = _declared(e)
+    seen = declared.seen
+    if seen is Seen.PUBLIC:
         return True
-    if kind in PRIVATE_EVENTS:
-        return any(lens.mine(x) for x in _event_subjects(e))
-    return any(lens.sees(x) for x in _event_subjects(e))
+    if seen is Seen.GM:
+        return False
+    subjects = _event_subjects(declared, e)
+    if seen is Seen.SUBJECTS_OR_PUBLIC and not any(subjects):
+        return True
+    if seen is Seen.OWN_SIDE:
+        return any(lens.mine(x) for x in subjects)
+    return any(lens.sees(x) for x in subjects)
 
 
 def _scrub_value(lens: Lens, value: Any) -> Any:
@@ -271,28 +309,38 @@ def _scrub_value(lens: Lens, value: Any) -> Any:
     return value
 
 
+# fields that become None when what they name is hidden from the viewer
+_SECRET_ONE = frozenset({Named.FORCE, Named.OTHER_FORCE, Named.MEMBER, Named.BATTLE})
+
+
 def event_scrub(lens: Lens, e: Mapping[str, Any]) -> dict[str, Any]:
-    """A shown event without anything hidden: hidden forces, units and battles become None
-    (or leave their lists), an enemy's path keeps only the squares the side watched."""
+    """A shown event without anything hidden, field by field as its class declares: hidden
+    forces, units and battles become None (or leave their lists), the squares and path of
+    an enemy force keep only those the side watched; free text naming a hidden id goes."""
     if lens.everything:
         return dict(e)
-    own = e.get("force_id") in lens.own_forces
+    declared = _declared(e)
+    own = declared.force is not None and e.get(declared.force) in lens.own_forces
     out: dict[str, Any] = {}
     for k, v in e.items():
+        named = declared.names.get(k)
         if k in ("type", "rule"):
             out[k] = v
-        elif k in FORCE_FIELDS or k in MEMBER_FIELDS or k == "battle_id":
+        elif named in _SECRET_ONE:
             out[k] = None if lens.secret(v) else v
-        elif k in FORCE_LIST_FIELDS:
+        elif named is Named.FORCES:
             out[k] = [x for x in v or () if not lens.secret(x)]
-        elif k == "path":
-            out[k] = list(v) if own else [sq for sq in v if tuple(sq) in lens.watched]
-        elif k in SQUARE_FIELDS:
+        elif named is Named.PATH:
+            out[k] = list(v or ()) if own else [sq for sq in v or () if tuple(sq) in lens.watched]
+        elif named is Named.SQUARE:
             visible = v is None or own or (isinstance(v, list) and tuple(v) in lens.watched)
             out[k] = v if visible else None
-        else:
+        else:  # players and holdings are no secret; free text is read for hidden ids
             out[k] = _scrub_value(lens, v)
     return out
+
+
+# --- the ledger ----------------------------------------------------------------------------
 
 
 def roll_visible(
