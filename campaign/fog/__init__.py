@@ -19,13 +19,27 @@ for that stage:
 - squares it watched before or after the stage (`watched_squares`): an enemy force's path is
   shown only through those squares.
 
-An event is shown when it concerns at least one of those (or is map-wide: weather for the
-whole map, snow, the day, a surrender, the end of the campaign); inside a shown event every
-hidden force, unit, battle or square is removed, so its id, name, square or path never
-reaches the page. What an enemy force does in its own camp (its force test, movement roll,
-leader's CV, tokens, regrouping, reinforcements: `PRIVATE_EVENTS`) is its side's business,
-shown to no other side even when the force itself is in sight: a visible enemy force is
-known as the map shows it (name, square, status, figures), never by its roster.
+Which events a side sees is decided by the events themselves: each event class of
+`rules.events` declares who may see it and what its fields name (`fog = Fog(Seen…,
+field=Named…)`, rules.seen), and the lens reads those declarations, nothing else:
+
+- `Seen.PUBLIC`: everyone (map-wide: snow, the day, a surrender, the end of the campaign);
+  `Seen.SUBJECTS_OR_PUBLIC`: everyone when it names no subject (the map's weather), else as
+  SUBJECTS;
+- `Seen.SUBJECTS`: the sides that see one of its subjects (the forces, units, generals,
+  characters, players, battles and holdings its fields name, `Named.subject`);
+- `Seen.OWN_SIDE`: what a force does in its own camp (its force test, movement roll,
+  leader's CV, tokens, regrouping, reinforcements) is its side's business, shown only to the
+  side whose own one of its subjects is (`Lens.mine`), never to another side even when the
+  force itself is in sight: a visible enemy force is known as the
+  map shows it (name, square, status, figures), never by its roster;
+- `Seen.GM`: the game master only; so is an event whose class declares nothing, or whose
+  type is unknown (tests/campaign/test_fog_declarations.py fails on such a class).
+
+Inside a shown event every hidden force, unit, battle or square its class declares is
+removed (`Named`: a hidden force, member or battle becomes None, leaves a list of forces;
+a square or path of an enemy force keeps only what the side watched), and free text naming a
+hidden id goes, so its id, name, square or path never reaches the page.
 
 A roll of the ledger is shown when its purpose (`"movement:initiative-f3"`,
 `"after:t1-b1:wounded-u5"` …) names no hidden force, unit or battle and names something of
