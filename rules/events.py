@@ -366,7 +366,7 @@ class RandomEvent(Event):
 class ShipsReceived(Event):
     """R6.11.2: a force on Defend in its port received its free ships."""
 
-    fog: ClassVar[Fog] = Fog(Seen.OWN_SIDE, force_id=Named.FORCE, holding_id=Named.HOLDING)
+    fog: ClassVar[Fog] = Fog(Seen.OWN_SIDE, force_id=Named.FORCE, holding_id=Named.PLACE)
     force_id: str
     holding_id: str
     ships: int
@@ -379,7 +379,7 @@ class CraftReceived(Event):
     """R6.11.5: a force on Defend at its holding in a forest by a river built its free boats
     and rafts."""
 
-    fog: ClassVar[Fog] = Fog(Seen.OWN_SIDE, force_id=Named.FORCE, holding_id=Named.HOLDING)
+    fog: ClassVar[Fog] = Fog(Seen.OWN_SIDE, force_id=Named.FORCE, holding_id=Named.PLACE)
     force_id: str
     holding_id: str
     boats: int

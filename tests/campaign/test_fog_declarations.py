@@ -265,3 +265,16 @@ def test_the_map_weather_is_public_and_a_forces_weather_its_subjects():
     force = {"type": "WeatherRolled", "weather": "fine", "total": 7, "force_id": "f4"}
     assert not event_visible(LENS, force)
     assert event_visible(LENS, {**force, "force_id": "f3"})
+
+
+@pytest.mark.parametrize("kind", ["ShipsReceived", "CraftReceived"])
+def test_an_enemy_port_watched_does_not_show_what_the_enemy_received_there(kind):
+    """R6.11.2, R6.11.5: the ships and boats a force receives are its side's business; a side
+    that watches the enemy's port (the holding is among its seen holdings) sees the force on
+    the map, never what it was given (the holding is where, not who)."""
+    lens = dataclasses.replace(LENS, holdings=frozenset({"h9"}), seen_holdings=frozenset({"h9"}))
+    fields = {"ships": 2, "total": 2} if kind == "ShipsReceived" else {"boats": 1, "rafts": 1}
+    enemy = EVENT_TYPES[kind](force_id="f3", holding_id="h9", **fields).to_dict()
+    own = EVENT_TYPES[kind](force_id="f1", holding_id="h9", **fields).to_dict()
+    assert not event_visible(lens, enemy)
+    assert event_visible(lens, own)
