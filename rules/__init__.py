@@ -5,7 +5,8 @@ submodules (an import-linter contract). Grouped by concern:
 
 - state: `CampaignState`, `GameMap`, `Force`, `Player`, `Holding`, `Options` … (rules.types)
 - data: `to_data`, `from_data`, `FormatError` (rules.codec)
-- dice: `SeededDice`, `ScriptedDice`, `derive_seed` and the ledger (rules.dice)
+- dice: `SeededDice`, `ScriptedDice`, `derive_seed` and the ledger (rules.dice); the ledger's
+  codes `LEDGER_MODIFIERS`, `LEDGER_OUTCOMES`, `LEDGER_FATES` (rules.ledger_codes)
 - orders: `PlayerOrders`, `ForceOrders`, `validate_orders`, `legal_moves` (rules.orders)
 - single tests: `force_test_modifiers`, `force_test_pass_probability`, `battle_result`
 - the turn: `resolve_turn`, `resolve_after_battles` (rules.turn); `validate_result`
@@ -24,6 +25,9 @@ from rules.codec import FormatError, from_data, to_data
 from rules.dice import Dice, Modifier, RollRecord, ScriptedDice, SeededDice, derive_seed
 from rules.errors import IllegalOrders, InconsistentState, InvalidResult, OrderError, RulesError
 from rules.generate import generate_campaign, generate_orders
+from rules.ledger_codes import FATES as LEDGER_FATES
+from rules.ledger_codes import MODIFIERS as LEDGER_MODIFIERS
+from rules.ledger_codes import OUTCOMES as LEDGER_OUTCOMES
 from rules.orders import (
     ARMY_INITIATIVE,
     EVENT_TARGET_KINDS,
@@ -129,6 +133,9 @@ __all__ = [
     "IndividualFate",
     "IndividualKind",
     "InvalidResult",
+    "LEDGER_FATES",
+    "LEDGER_MODIFIERS",
+    "LEDGER_OUTCOMES",
     "Modifier",
     "Odds",
     "Options",
