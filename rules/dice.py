@@ -63,7 +63,7 @@ class RollRecord(NamedTuple):
             "total": self.total,
             "outcome": self.outcome,
             "details": [dict(d) for d in self.details],
-            **({"values": dict(self.values)} if self.values else {}),
+            "values": dict(self.values) if self.values else {},
         }
 
 

@@ -176,7 +176,7 @@ def modifier_dict_words(m: Mapping[str, Any]) -> dict[str, Any]:
 def entry_words(entry: Mapping[str, Any]) -> dict[str, Any]:
     """A ledger entry's dict (`RollRecord.to_dict`) in words: reasons, outcome and details
     as English text (the codes and params read into them)."""
-    out = {k: v for k, v in entry.items() if k != "values"}
+    out = {k: v for k, v in entry.items() if k != "values"}  # read into the outcome
     out["modifiers"] = [modifier_dict_words(m) for m in entry.get("modifiers", [])]
     out["outcome"] = outcome_words(str(entry.get("outcome", "")), entry.get("values"))
     out["details"] = [detail_words(d) for d in entry.get("details", [])]

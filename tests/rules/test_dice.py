@@ -96,6 +96,7 @@ def test_a_ledger_entry_records_purpose_rule_dice_modifiers_total_and_outcome():
         "total": 3,
         "outcome": "total 3 from (4,)",
         "details": [],
+        "values": {},
     }
 
 
