@@ -382,7 +382,7 @@ def _tokens(
         purpose=f"{purpose}:{kind}",
         rule=rule,
         count=spec.get("dice", 1),
-        judge=lambda t, _n: ("tokens", {"n": t, "kind": kind}),
+        judge=lambda t, _n: ("tokens", {"n": t, "kind": kind} if kind else {"n": t}),
     )
     n = rec.total or 0
     slots: list[str] = []  # one entry per recipient, dealt round-robin

@@ -144,7 +144,7 @@ _OUTCOME_PATTERNS: tuple[tuple[re.Pattern[str], Callable[[Params], Code]], ...] 
         (r"(?P<recovered>\d+) recovered, (?P<dead>\d+) dead", lambda g: ("wounded", g)),
         (r"(?P<returned>\d+) returned, (?P<deserted>\d+) deserted", lambda g: ("deserters", g)),
         (r"(?P<n>\d+) token\(s\) \(half, rounded up\)", lambda g: ("tokens-half", g)),
-        (r"(?P<n>\d+) token\(s\)", lambda g: ("tokens", g)),
+        (r"(?P<n>\d+) (?:None )?token\(s\)", lambda g: ("tokens", g)),  # None: no kind
         (rf"(?P<n>\d+) (?P<kind>{_WORD}) token\(s\)", lambda g: ("tokens", g)),
         (r"(?P<n>\d+) snow level\(s\)", lambda g: ("snow", g)),
         (r"(?P<n>\d+) figure\(s\) lost", lambda g: ("figures-lost", g)),

@@ -157,6 +157,7 @@ OUTCOMES = {
         "tokens",
         {"n": 1, "kind": "poisoned-arrows"},
     ),
+    ("2 None token(s)", "§11.8", ""): ("tokens", {"n": 2}),
     ("0 snow level(s)", "R11.8", ""): ("snow", {"n": 0}),
     ("leader-emerges", "§9.4.1", ""): ("event", {"event": "leader-emerges"}),
     ("points", "§11.8", ""): ("event", {"event": "points"}),
