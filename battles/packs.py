@@ -46,7 +46,7 @@ from campaign.text.labels import (
     TERRITORY,
     label,
 )
-from campaign.text.ledger import roll_detail, roll_outcome, roll_reason
+from campaign.text.ledger import roll_details, roll_entry_outcome, roll_modifiers
 from campaign.text.names import force_label, member_labels
 from campaign.text.sentences import WEATHER_PHRASE, signed
 from rules import CampaignState, Force, Unit
@@ -200,13 +200,10 @@ def roll_view(entry: Mapping[str, Any]) -> RollView:
         rule=str(entry.get("rule", "")),
         dice=f"{len(natural)}D{entry.get('sides', 6)}",
         natural=natural,
-        modifiers=[
-            (roll_reason(str(m.get("reason", ""))), signed(int(m.get("value", 0))))
-            for m in entry.get("modifiers") or ()
-        ],
+        modifiers=[(reason, signed(value)) for reason, value in roll_modifiers(entry)],
         total=entry.get("total"),
-        outcome=roll_outcome(str(entry.get("outcome", ""))),
-        details=[roll_detail(str(d)) for d in entry.get("details") or ()],
+        outcome=roll_entry_outcome(entry),
+        details=roll_details(entry),
     )
 
 

@@ -21,28 +21,46 @@ LEDGER_KEYS = (
     "total",
     "outcome",
     "details",
+    "values",
 )
 _LEDGER_KEYSET = frozenset(LEDGER_KEYS)
-_MODIFIER_KEYSET = frozenset(("reason", "value"))
+_MODIFIER_KEYSETS = (frozenset(("reason", "value")), frozenset(("reason", "value", "params")))
+# The fields of a ledger written before the ledger spoke codes (English reasons and outcomes,
+# no values): its stored rows are read back as such, for the upgrade to convert
+# (`campaign.exchange.upgrade.ledger_v1`).
+_V1_KEYS = LEDGER_KEYS[:-1]
 
 
 def _modifiers_plain(modifiers: Any) -> bool:
     return isinstance(modifiers, list) and all(
-        isinstance(m, dict) and m.keys() == _MODIFIER_KEYSET for m in modifiers
+        isinstance(m, dict) and m.keys() in _MODIFIER_KEYSETS for m in modifiers
     )
 
 
+def _modifier_row(m: dict[str, Any]) -> list[Any]:
+    params = m.get("params")
+    return [m["reason"], m["value"], params] if params else [m["reason"], m["value"]]
+
+
+def _modifier_dict(row: list[Any]) -> dict[str, Any]:
+    if len(row) > 2:
+        return {"reason": row[0], "value": row[1], "params": row[2]}
+    return {"reason": row[0], "value": row[1]}
+
+
 def ledger_compact(value: Any) -> Any:
-    """A ledger as stored: each entry an array of `LEDGER_KEYS`' values, its modifiers
-    [reason, value] pairs. The keys repeated on every roll were half the text a turn stored.
-    An entry of any other shape is kept as it is."""
+    """A ledger as stored: each entry an array of `LEDGER_KEYS`' values (empty values as
+    null), its modifiers [reason, value] or [reason, value, params]. The keys repeated on
+    every roll were half the text a turn stored. An entry of any other shape is kept as it
+    is."""
     if not isinstance(value, list):
         return value
     out: list[Any] = []
     for e in value:
         if isinstance(e, dict) and e.keys() == _LEDGER_KEYSET and _modifiers_plain(e["modifiers"]):
             row = [e[k] for k in LEDGER_KEYS]
-            row[5] = [[m["reason"], m["value"]] for m in e["modifiers"]]
+            row[5] = [_modifier_row(m) for m in e["modifiers"]]
+            row[9] = row[9] or None
             out.append(row)
         else:
             out.append(e)
@@ -51,13 +69,19 @@ def ledger_compact(value: Any) -> Any:
 
 def ledger_expand(value: Any) -> Any:
     """The ledger as readers take it, entries as dicts (`ledger_compact` undone; rows written
-    before it hold dicts, read as they are)."""
+    before it hold dicts, read as they are; rows of the English ledger, nine fields, are read
+    as its dicts)."""
     if not isinstance(value, list):
         return value
     out: list[Any] = []
     for e in value:
         if isinstance(e, list) and len(e) == len(LEDGER_KEYS):
             entry = dict(zip(LEDGER_KEYS, e, strict=True))
+            entry["modifiers"] = [_modifier_dict(m) for m in entry["modifiers"]]
+            entry["values"] = entry["values"] or {}
+            out.append(entry)
+        elif isinstance(e, list) and len(e) == len(_V1_KEYS):
+            entry = dict(zip(_V1_KEYS, e, strict=True))
             entry["modifiers"] = [{"reason": r, "value": v} for r, v in entry["modifiers"]]
             out.append(entry)
         else:

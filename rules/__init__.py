@@ -7,7 +7,8 @@ submodules (an import-linter contract). Grouped by concern:
 - data: `to_data`, `from_data`, `FormatError` (rules.codec)
 - events: `EVENT_TYPES` (type name → class), each declaring who may see it under fog of war
   (`Fog`, `Seen`, `Named`: rules.seen)
-- dice: `SeededDice`, `ScriptedDice`, `derive_seed` and the ledger (rules.dice)
+- dice: `SeededDice`, `ScriptedDice`, `derive_seed` and the ledger (rules.dice); the ledger's
+  codes `LEDGER_MODIFIERS`, `LEDGER_OUTCOMES`, `LEDGER_FATES` (rules.ledger_codes)
 - orders: `PlayerOrders`, `ForceOrders`, `validate_orders`, `legal_moves` (rules.orders)
 - single tests: `force_test_modifiers`, `force_test_pass_probability`, `battle_result`
 - the turn: `resolve_turn`, `resolve_after_battles` (rules.turn); `validate_result`
@@ -27,6 +28,9 @@ from rules.dice import Dice, Modifier, RollRecord, ScriptedDice, SeededDice, der
 from rules.errors import IllegalOrders, InconsistentState, InvalidResult, OrderError, RulesError
 from rules.events import EVENT_TYPES
 from rules.generate import generate_campaign, generate_orders
+from rules.ledger_codes import FATES as LEDGER_FATES
+from rules.ledger_codes import MODIFIERS as LEDGER_MODIFIERS
+from rules.ledger_codes import OUTCOMES as LEDGER_OUTCOMES
 from rules.orders import (
     ARMY_INITIATIVE,
     EVENT_TARGET_KINDS,
@@ -135,6 +139,9 @@ __all__ = [
     "IndividualFate",
     "IndividualKind",
     "InvalidResult",
+    "LEDGER_FATES",
+    "LEDGER_MODIFIERS",
+    "LEDGER_OUTCOMES",
     "Modifier",
     "Named",
     "Odds",

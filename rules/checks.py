@@ -8,10 +8,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from rules import tables as T
-from rules.dice import Dice, Modifier, OutcomeTexts, RollRecord
+from rules.dice import Dice, Modifier, Outcomes, RollOutcome, RollRecord, Verdict
 from rules.types import Feature, Quality, Season, Status, Territory, Weather
+
+_ENEMY = {"territory": Territory.ENEMY.value}
+_FRIENDLY = {"territory": Territory.FRIENDLY.value}
 
 # --- R5.2 force test ----------------------------------------------------------------------------
 
@@ -48,17 +52,19 @@ def _force_test_modifiers(
     got = _TEST_MODS.get(key)  # the same few dozen combinations every turn: made once each
     if got is not None:
         return got
-    mods = [Modifier("leader CV", cv)]
+    mods = [Modifier("leader-cv", cv)]
     if status in T.FORCE_TEST_STATUS_MOD:
-        mods.append(Modifier(f"force is {status.value}", T.FORCE_TEST_STATUS_MOD[status]))
+        mods.append(
+            Modifier("force-status", T.FORCE_TEST_STATUS_MOD[status], {"status": status.value})
+        )
     if mountain:
-        mods.append(Modifier("on a mountain square", T.FORCE_TEST_MOUNTAIN))
+        mods.append(Modifier("mountain", T.FORCE_TEST_MOUNTAIN))
     if territory is Territory.ENEMY:
-        mods.append(Modifier("enemy territory", T.FORCE_TEST_ENEMY_TERRITORY))
+        mods.append(Modifier("territory", T.FORCE_TEST_ENEMY_TERRITORY, _ENEMY))
     elif territory is Territory.FRIENDLY:
-        mods.append(Modifier("friendly territory", T.FORCE_TEST_FRIENDLY_TERRITORY))
+        mods.append(Modifier("territory", T.FORCE_TEST_FRIENDLY_TERRITORY, _FRIENDLY))
     if snow:
-        mods.append(Modifier(f"snow ({snow} level(s), §11.5)", -snow))
+        mods.append(Modifier("snow", -snow, {"n": snow}))
     got = tuple(mods)
     if len(_TEST_MODS) < 4096:
         _TEST_MODS[key] = got
@@ -109,10 +115,12 @@ def force_test(
     mods = _force_test_modifiers(cv, status, Feature.MOUNTAIN in features, territory, snow)
     box: dict[str, tuple[str, Status | None]] = {}
 
-    def judge(total: int, _nat: tuple[int, ...]) -> str:
+    def judge(total: int, _nat: tuple[int, ...]) -> RollOutcome:
         outcome, new = force_test_outcome(total, status=status, requested=requested, mode=mode)
         box["r"] = (outcome, new)
-        return outcome if new is None else f"{outcome} → {new.value}"
+        if new is None:
+            return "force-test", {"result": outcome}
+        return "force-test", {"result": outcome, "status": new.value}
 
     rec = dice.roll(purpose=purpose, rule="R5.2", modifiers=mods, judge=judge)
     outcome, new = box["r"]
@@ -165,13 +173,15 @@ def _force_movement_modifiers(status: Status, territory: Territory) -> tuple[Mod
         return got
     mods: list[Modifier] = []
     if territory is Territory.ENEMY:
-        mods.append(Modifier("enemy territory", T.MOVE_ENEMY_TERRITORY))
+        mods.append(Modifier("territory", T.MOVE_ENEMY_TERRITORY, _ENEMY))
     elif territory is Territory.FRIENDLY:
-        mods.append(Modifier("friendly territory", T.MOVE_FRIENDLY_TERRITORY))
+        mods.append(Modifier("territory", T.MOVE_FRIENDLY_TERRITORY, _FRIENDLY))
     if status in (Status.UNSTEADY, Status.SHATTERED):
-        mods.append(Modifier(f"force is {status.value}", T.MOVE_UNSTEADY_OR_SHATTERED))
+        mods.append(
+            Modifier("force-status", T.MOVE_UNSTEADY_OR_SHATTERED, {"status": status.value})
+        )
     if status is Status.FULL_SPEED:
-        mods.append(Modifier("full speed", T.MOVE_FULL_SPEED))
+        mods.append(Modifier("full-speed", T.MOVE_FULL_SPEED))
     got = _FORCE_MODS[status, territory] = tuple(mods)
     return got
 
@@ -218,7 +228,7 @@ def _terrain_modifiers(features: Iterable[Feature], naran_terrain: bool) -> tupl
         ):
             continue  # cancelled: a modifier of 0, which the roll leaves out
         if T.MOVE_FEATURE_MOD[f]:
-            mods.append(Modifier(f"starts on {f.value}", T.MOVE_FEATURE_MOD[f]))
+            mods.append(Modifier("starts-on", T.MOVE_FEATURE_MOD[f], {"feature": f.value}))
     got = tuple(mods)
     if len(_TERRAIN_MODS) < _TERRAIN_MODS_MAX:
         _TERRAIN_MODS[feats, naran_terrain] = got
@@ -260,11 +270,11 @@ def _movement_modifiers(
         *_force_movement_modifiers(status, territory),
     ]
     if T.MOVE_WEATHER[weather]:
-        mods.append(Modifier(f"weather: {weather.value}", T.MOVE_WEATHER[weather]))
+        mods.append(Modifier("weather", T.MOVE_WEATHER[weather], {"weather": weather.value}))
     if snow * T.MOVE_PER_SNOW_LEVEL:
-        mods.append(Modifier(f"snow ({snow} level(s))", snow * T.MOVE_PER_SNOW_LEVEL))
+        mods.append(Modifier("snow", snow * T.MOVE_PER_SNOW_LEVEL, {"n": snow}))
     if heavy_ground and T.MOVE_HEAVY_GROUND:
-        mods.append(Modifier("heavy ground", T.MOVE_HEAVY_GROUND))
+        mods.append(Modifier("heavy-ground", T.MOVE_HEAVY_GROUND))
     got = tuple(m for m in mods if m[1])  # a modifier of 0 is not recorded (`Dice.roll`)
     if len(_MOVE_MODS) < _TERRAIN_MODS_MAX:
         _MOVE_MODS[key] = got
@@ -275,7 +285,7 @@ _MOVE_MODS: dict[tuple[object, ...], tuple[Modifier, ...]] = {}
 
 
 # R6.2's outcome: the squares the total allows
-_MOVEMENT_TEXT = OutcomeTexts(lambda total: f"{T.movement_allowance(total)} square(s)")
+_MOVEMENT_TEXT = Outcomes(lambda total: ("squares", {"n": T.movement_allowance(total)}))
 
 
 def movement_roll(
@@ -337,9 +347,12 @@ class WeatherResult:
 
 def weather_test(dice: Dice, *, purpose: str, season: Season) -> WeatherResult:
     """R4.2: 1D6 + season modifier, clamped to 1..6 (R4.2.3)."""
-    mods = [Modifier(f"season: {season.value}", T.SEASON_MOD[season])]
+    mods = [Modifier("season", T.SEASON_MOD[season], {"season": season.value})]
     rec = dice.roll(
-        purpose=purpose, rule="R4.2", modifiers=mods, judge=lambda t, _n: T.weather_row(t).value
+        purpose=purpose,
+        rule="R4.2",
+        modifiers=mods,
+        judge=lambda t, _n: ("weather", {"weather": T.weather_row(t).value}),
     )
     assert rec.total is not None
     return WeatherResult(rec, T.weather_row(rec.total))
@@ -363,6 +376,7 @@ def _figure_check(
     rule: str,
     count: int,
     mods: list[Modifier],
+    outcome: str,
     kept_word: str,
     lost_word: str,
 ) -> FigureCheck:
@@ -372,22 +386,22 @@ def _figure_check(
     net = sum(m.value for m in mods)
     box: dict[str, int] = {}
 
-    def judge(_t: int, nat: tuple[int, ...]) -> tuple[str, list[str]]:
-        details: list[str] = []
+    def judge(_t: int, nat: tuple[int, ...]) -> Verdict:
+        details: list[dict[str, Any]] = []
         kept = 0
         for n in nat:
             if n == 1:
-                details.append(f"1: {lost_word} (natural 1)")
+                details.append({"die": 1, "fate": lost_word, "natural": True})
             elif n == 6:
-                details.append(f"6: {kept_word} (natural 6)")
+                details.append({"die": 6, "fate": kept_word, "natural": True})
                 kept += 1
             else:
                 m = n + net
                 ok = m >= T.RECOVER_AT
                 kept += ok
-                details.append(f"{n}→{m}: {kept_word if ok else lost_word}")
+                details.append({"die": n, "total": m, "fate": kept_word if ok else lost_word})
         box["kept"] = kept
-        return f"{kept} {kept_word}, {len(nat) - kept} {lost_word}", details
+        return outcome, {kept_word: kept, lost_word: len(nat) - kept}, details
 
     rec = dice.roll(
         purpose=purpose, rule=rule, count=count, modifiers=mods, judge=judge, summed=False
@@ -400,9 +414,9 @@ def wounded_modifiers(territory: Territory, ambush: str | None = None) -> list[M
     mods = []
     tmod = T.WOUNDED_TERRITORY_MOD[territory.value]
     if tmod:
-        mods.append(Modifier(f"{territory.value} territory", tmod))
+        mods.append(Modifier("territory", tmod, {"territory": territory.value}))
     if ambush:
-        mods.append(Modifier(f"ambush: {ambush}", T.AMBUSH_MOD[ambush]))
+        mods.append(Modifier("ambush", T.AMBUSH_MOD[ambush], {"ambush": ambush}))
     return mods
 
 
@@ -421,6 +435,7 @@ def wounded_check(
         rule="R8.1",
         count=killed,
         mods=wounded_modifiers(territory, ambush),
+        outcome="wounded",
         kept_word="recovered",
         lost_word="dead",
     )
@@ -432,11 +447,11 @@ def deserter_modifiers(
     mods = []
     q = T.DESERTER_QUALITY_MOD[quality]
     if q:
-        mods.append(Modifier(f"quality: {quality.value}", q))
+        mods.append(Modifier("quality", q, {"quality": quality.value}))
     if shattered:
-        mods.append(Modifier("in rotta (shattered)", T.DESERTER_SHATTERED_MOD))
+        mods.append(Modifier("shattered", T.DESERTER_SHATTERED_MOD))
     if ambush:
-        mods.append(Modifier(f"ambush: {ambush}", T.AMBUSH_MOD[ambush]))
+        mods.append(Modifier("ambush", T.AMBUSH_MOD[ambush], {"ambush": ambush}))
     return mods
 
 
@@ -456,6 +471,7 @@ def deserter_check(
         rule="R8.2",
         count=figures,
         mods=deserter_modifiers(quality, shattered=shattered, ambush=ambush),
+        outcome="deserters",
         kept_word="returned",
         lost_word="deserted",
     )
@@ -478,17 +494,17 @@ class WillToFightInputs:
 def will_to_fight_modifiers(i: WillToFightInputs, *, as_printed: bool = False) -> list[Modifier]:
     per_win = 3 if as_printed else 1  # A-03: table +1 governs
     mods = [
-        Modifier(f"{i.won} battle(s) won", per_win * i.won),
-        Modifier(f"{i.lost} battle(s) lost", -i.lost),
-        Modifier(f"{i.held} enemy holding(s) held", i.held),
-        Modifier(f"{i.holdings_lost} own holding(s) lost", -i.holdings_lost),
+        Modifier("battles-won", per_win * i.won, {"n": i.won}),
+        Modifier("battles-lost", -i.lost, {"n": i.lost}),
+        Modifier("enemy-holdings-held", i.held, {"n": i.held}),
+        Modifier("own-holdings-lost", -i.holdings_lost, {"n": i.holdings_lost}),
     ]
     if i.enemy_capital:
-        mods.append(Modifier("holds the enemy capital", +3))
+        mods.append(Modifier("enemy-capital-held", +3))
     if i.capital_lost:
-        mods.append(Modifier("own capital held by the enemy", -3))
+        mods.append(Modifier("own-capital-lost", -3))
     if i.snow:
-        mods.append(Modifier(f"snow ({i.snow} level(s), §11.5)", -i.snow))
+        mods.append(Modifier("snow", -i.snow, {"n": i.snow}))
     return mods
 
 
@@ -500,7 +516,7 @@ def will_to_fight(
         purpose=purpose,
         rule="R9.1",
         modifiers=will_to_fight_modifiers(inputs, as_printed=as_printed),
-        judge=lambda t, _n: "passed" if t >= 0 else "complete disaster",
+        judge=lambda t, _n: "passed" if t >= 0 else "disaster",
     )
     assert rec.total is not None
     return rec, rec.total >= 0
@@ -540,13 +556,13 @@ def ammo_tokens(dice: Dice, *, purpose: str, status: Status) -> tuple[int, RollR
     if status is Status.SHATTERED:
         raise ValueError("a Shattered force never fights: it collapses on contact (§1.3)")
     if status is Status.CONFUSED:
-        rec = dice.roll(purpose=purpose, rule="R7.8.3", judge=lambda t, _n: f"{t} token(s)")
+        rec = dice.roll(purpose=purpose, rule="R7.8.3", judge=lambda t, _n: ("tokens", {"n": t}))
         return rec.value, rec
     if status is Status.UNSTEADY:
         rec = dice.roll(
             purpose=purpose,
             rule="R7.8.3",
-            judge=lambda t, _n: f"{math.ceil(t / 2)} token(s) (half, rounded up)",
+            judge=lambda t, _n: ("tokens-half", {"n": math.ceil(t / 2)}),
         )
         return math.ceil(rec.value / 2), rec
     return 6, None
@@ -595,9 +611,12 @@ def field_works_quota(figures: int) -> int:
 def event_roll(dice: Dice, *, purpose: str) -> tuple[RollRecord, str]:
     """§9.4.1 general 3D6 table (reconstructed alignment, A-05)."""
     rec = dice.roll(
-        purpose=purpose, rule="§9.4.1", count=3, judge=lambda t, _n: T.GENERAL_EVENTS[t]
+        purpose=purpose,
+        rule="§9.4.1",
+        count=3,
+        judge=lambda t, _n: ("event", {"event": T.GENERAL_EVENTS[t]}),
     )
-    return rec, rec.outcome
+    return rec, T.GENERAL_EVENTS[rec.total or 0]
 
 
 def clamp_cv_event(cv: int, event: str) -> int:

@@ -17,18 +17,24 @@ from rules.errors import DiceError
 
 
 class Modifier(NamedTuple):
-    """A modifier with its reason. (Named tuples: thousands are made per turn, and a frozen
+    """A modifier: its reason code (`rules.ledger_codes.MODIFIERS`), value and, when the
+    reason varies, typed params. (Named tuples: thousands are made per turn, and a frozen
     dataclass costs several times more to build.)"""
 
     reason: str
     value: int
+    params: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        if self.params:
+            return {"reason": self.reason, "value": self.value, "params": dict(self.params)}
         return {"reason": self.reason, "value": self.value}
 
 
 class RollRecord(NamedTuple):
-    """One ledger entry. `details` holds per-die outcomes for per-figure checks."""
+    """One ledger entry. `outcome` is a code of `rules.ledger_codes.OUTCOMES` ("" when the
+    roll has none) with its typed `values`; `details` holds the per-die fates of per-figure
+    checks ({"die", "fate", "total" | "natural"})."""
 
     seq: int
     purpose: str
@@ -38,7 +44,8 @@ class RollRecord(NamedTuple):
     modifiers: tuple[Modifier, ...]
     total: int | None
     outcome: str
-    details: tuple[str, ...] = ()
+    values: Mapping[str, Any] | None
+    details: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def value(self) -> int:
@@ -55,7 +62,8 @@ class RollRecord(NamedTuple):
             "modifiers": [m.to_dict() for m in self.modifiers],
             "total": self.total,
             "outcome": self.outcome,
-            "details": list(self.details),
+            "details": [dict(d) for d in self.details],
+            "values": dict(self.values) if self.values else {},
         }
 
 
@@ -65,19 +73,22 @@ _new_record = tuple.__new__
 # die; immutable, so one tuple serves every roll of that face).
 _ONE_DIE = {face: (face,) for face in range(1, 21)}
 
-Judge = Callable[[int, tuple[int, ...]], str | tuple[str, Sequence[str]]]
+# A judge's verdict: an outcome code, or (code, values), or (code, values, per-die details).
+RollOutcome = tuple[str, Mapping[str, Any] | None]
+Verdict = str | RollOutcome | tuple[str, Mapping[str, Any] | None, Sequence[Mapping[str, Any]]]
+Judge = Callable[[int, tuple[int, ...]], Verdict]
 
 
-class OutcomeTexts(dict[int, str]):
-    """A roll's outcome text by its total, `text_of(total)`, each made once."""
+class Outcomes(dict[int, RollOutcome]):
+    """A roll's outcome (code, values) by its total, `outcome_of(total)`, each made once."""
 
-    def __init__(self, text_of: Callable[[int], str]) -> None:
+    def __init__(self, outcome_of: Callable[[int], RollOutcome]) -> None:
         super().__init__()
-        self.text_of = text_of
+        self.outcome_of = outcome_of
 
-    def __missing__(self, total: int) -> str:
-        text = self[total] = self.text_of(total)
-        return text
+    def __missing__(self, total: int) -> RollOutcome:
+        got = self[total] = self.outcome_of(total)
+        return got
 
 
 @dataclass
@@ -129,15 +140,17 @@ class Dice(ABC):
             for m in mods:
                 t += m[1]
         outcome: str = ""
-        details: tuple[str, ...] = ()
+        values: Mapping[str, Any] | None = None
+        details: tuple[Mapping[str, Any], ...] = ()
         if judge is not None:
             verdict = judge(t if summed else 0, nat)
-            if verdict.__class__ is str:
+            if isinstance(verdict, str):
                 outcome = verdict
-            elif isinstance(verdict, tuple):
-                outcome, details = verdict[0], tuple(verdict[1])
+            elif len(verdict) == 2:
+                outcome, values = verdict
             else:
-                outcome = verdict
+                outcome, values, more = verdict
+                details = tuple(more)
         ledger = self.ledger
         # The named tuple's keyword `__new__` costs several times the die: build it directly.
         rec: RollRecord = _new_record(
@@ -151,6 +164,7 @@ class Dice(ABC):
                 mods,
                 t if summed else None,
                 outcome,
+                values,
                 details,
             ),
         )
@@ -158,7 +172,11 @@ class Dice(ABC):
         return rec
 
     def roll_texts(
-        self, purpose: str, rule: str, texts: Mapping[int, str], mods: tuple[Modifier, ...] = ()
+        self,
+        purpose: str,
+        rule: str,
+        texts: Mapping[int, RollOutcome],
+        mods: tuple[Modifier, ...] = (),
     ) -> RollRecord:
         """`roll` of one D6 whose outcome is `texts[total]` (`mods`: non-zero modifiers):
         the same entry, without a judge to call. The initiative rolls, their tie re-rolls and
@@ -167,9 +185,10 @@ class Dice(ABC):
         for m in mods:
             t += m[1]
         ledger = self.ledger
+        code, values = texts[t]
         rec: RollRecord = _new_record(
             RollRecord,
-            (len(ledger) + 1, purpose, rule, 6, _ONE_DIE[nat], mods, t, texts[t], ()),
+            (len(ledger) + 1, purpose, rule, 6, _ONE_DIE[nat], mods, t, code, values, ()),
         )
         ledger.append(rec)
         return rec

@@ -9,8 +9,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from django.utils.translation import gettext as _
-
 from campaign.access import Viewer
 from campaign.fog.sight import visible_force_keys, watched_squares
 from campaign.state_rows import derived
@@ -380,17 +378,24 @@ def initiative_ties(ledger: Iterable[Mapping[str, Any]]) -> dict[str, frozenset[
     return {force: frozenset(by_total[total]) for force, total in totals.items()}
 
 
+def _params_ok(lens: Lens, params: Any) -> bool:
+    """Whether a ledger code's params (ids among them: a unit, a general) name nothing the
+    lens hides."""
+    if not isinstance(params, Mapping):
+        return True
+    return all(lens.text_ok(v) for v in params.values() if isinstance(v, str))
+
+
 def roll_scrub(lens: Lens, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The entry as the lens shows it: a reason or outcome whose params name something hidden
+    becomes the code "hidden" (`campaign.text.ledger.HIDDEN`), without its params."""
     if lens.everything:
         return dict(entry)
-    hidden = _("(hidden)")
     out = dict(entry)
-    out["outcome"] = (
-        entry.get("outcome", "") if lens.text_ok(str(entry.get("outcome", ""))) else hidden
-    )
-    out["details"] = [d if lens.text_ok(str(d)) else hidden for d in entry.get("details", [])]
+    if not _params_ok(lens, entry.get("values")):
+        out["outcome"], out["values"] = "hidden", {}
     out["modifiers"] = [
-        {**m, "reason": m.get("reason", "") if lens.text_ok(str(m.get("reason", ""))) else hidden}
+        m if _params_ok(lens, m.get("params")) else {"reason": "hidden", "value": m.get("value")}
         for m in entry.get("modifiers", [])
     ]
     return out

@@ -10,6 +10,7 @@ from typing import TypedDict
 from django.utils.translation import gettext as _
 
 from campaign.text.labels import STATUS, label
+from campaign.text.ledger import roll_reason
 from rules import (
     CampaignState,
     Coord,
@@ -62,20 +63,18 @@ def _outcome_label(key: str, status: Status) -> str:
 
 
 def _modifier_label(m: Modifier, status: Status) -> str:
-    """The rules name each modifier in English; these are the same reasons for people."""
-    if m.reason == "leader CV":
-        return _("leader's command value")
-    if m.reason.startswith("force is "):
+    """A force test's modifier (its reason code, `rules.LEDGER_MODIFIERS`) as the orders page
+    names it; a code of another test in the ledger's words."""
+    params = m.params or {}
+    if m.reason == "force-status":
         return _("the force is %(status)s") % {"status": label(STATUS, status)}
-    if m.reason == "on a mountain square":
-        return _("on a mountain square")
-    if m.reason == "enemy territory":
+    if m.reason == "territory" and params.get("territory") == "enemy":
         return _("in enemy territory")
-    if m.reason == "friendly territory":
+    if m.reason == "territory" and params.get("territory") == "friendly":
         return _("in friendly territory")
-    if m.reason.startswith("snow"):
+    if m.reason == "snow":
         return _("snow (§11.5)")
-    return m.reason
+    return roll_reason(m.reason, params)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from campaign.fog import Lens, battle_sides_get, event_scrub, event_visible, led
 from campaign.models import Side, Turn, TurnResolution
 from campaign.state_rows import derived
 from campaign.text.labels import PHASE, label
-from campaign.text.ledger import roll_detail, roll_kind, roll_outcome, roll_reason
+from campaign.text.ledger import roll_details, roll_entry_outcome, roll_kind, roll_modifiers
 from campaign.text.names import Names
 from campaign.text.sentences import event_sentence, signed
 
@@ -84,13 +84,10 @@ class LedgerEntry:
             rule=str(entry.get("rule", "")),
             dice=f"{len(natural)}D{entry.get('sides', 6)}",
             natural=natural,
-            modifiers=[
-                (roll_reason(str(m.get("reason", ""))), signed(int(m.get("value", 0))))
-                for m in entry.get("modifiers", [])
-            ],
+            modifiers=[(reason, signed(value)) for reason, value in roll_modifiers(entry)],
             total=entry.get("total"),
-            outcome=roll_outcome(str(entry.get("outcome", ""))),
-            details=[roll_detail(str(d)) for d in entry.get("details", [])],
+            outcome=roll_entry_outcome(entry),
+            details=roll_details(entry),
         )
 
 

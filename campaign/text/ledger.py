@@ -1,24 +1,36 @@
 """The words of the dice ledger: what a roll was for, its modifiers' reasons, its outcome and
-its per-die details, in the active language."""
+its per-die details, in the active language, from the codes and params the rules write
+(`rules.LEDGER_MODIFIERS`, `rules.LEDGER_OUTCOMES`; docs/state-format.md, "Dice ledger")."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.utils.translation import gettext, gettext_lazy, ngettext, pgettext_lazy
 
 from campaign.text.labels import (
+    CLIMATE,
     FEATURE,
+    HOLDING_FEATURE,
     PHASE,
     QUALITY,
+    RELIC,
     SEASON,
     STATUS,
     TERRITORY,
     WEATHER,
     in_sentence,
     label,
+)
+from campaign.text.ledger_values import (
+    COMMAND_TEST,
+    RANDOM_EVENT,
+    SCENERY_ROW,
+    STRUCK,
+    TOKEN_KIND,
+    UNIT_ORDER,
+    WIND,
 )
 
 # what a ledger roll was for, by its purpose: "<phase>:<kind>" where the kind is the first
@@ -55,51 +67,142 @@ def roll_kind(purpose: str) -> str:
     return label(PHASE, phase)
 
 
-# --- the rules' own words in the dice ledger ---------------------------------------------------
-# The rules engine writes a roll's modifier reasons, outcome and per-die details in English
-# ("leader CV", "2 recovered, 1 dead", "4→5: recovered"). These read them back, by their
-# shapes, in the active language; a text of a shape not known here is shown as it is.
+# --- the rules' codes in words ----------------------------------------------------------------
+# A modifier's reason, a roll's outcome and a die's fate are codes with typed params; each is
+# worded here from its code. A code this module does not know (an entry never upgraded) is
+# shown as it is.
 
-ROLL_REASON: Mapping[str, Any] = {
-    "leader CV": gettext_lazy("leader's command value"),
-    "leader": gettext_lazy("leader"),
-    "full speed": gettext_lazy("Full Speed order"),
-    "on a mountain square": gettext_lazy("on a mountain square"),
-    "mountain (cancelled by pass)": gettext_lazy("mountain (cancelled by the pass)"),
-    "river (cancelled by bridge)": gettext_lazy("river (cancelled by the bridge)"),
-    "heavy ground": gettext_lazy("heavy ground"),
-    "mounted": gettext_lazy("mounted"),
-    "in rotta (shattered)": gettext_lazy("in rout (Shattered)"),
-    "holds the enemy capital": gettext_lazy("holds the enemy capital"),
-    "own capital held by the enemy": gettext_lazy("own capital held by the enemy"),
-    "ambushed (§7.10.5)": gettext_lazy("ambushed (§7.10.5)"),
-    "a unit has routed (§10.3)": gettext_lazy("a unit has routed (§10.3)"),
-    "a unit was destroyed (§10.3)": gettext_lazy("a unit was destroyed (§10.3)"),
-    "unfavourable light": gettext_lazy("unfavourable light"),
-    "good omens": gettext_lazy("good omens"),
-    "bad omens": gettext_lazy("bad omens"),
-    # the unit-orders method's tests (R10.2, R10.3)
-    "leader's promise kept": gettext_lazy("the leader's promise kept"),
-    "leader's promise not yet kept": gettext_lazy("the leader's promise not yet kept"),
-    "a unit has routed": gettext_lazy("a unit has routed"),
-    "a unit was destroyed": gettext_lazy("a unit was destroyed"),
-    "leader dead or fled": gettext_lazy("the leader dead or fled"),
-    "unit quality (FW core)": gettext_lazy("the unit's quality (FW core)"),
-    "unit is fanatic": gettext_lazy("the unit is Fanatic"),
-    "delivered by the leader": gettext_lazy("delivered by the leader"),
-    "delivered by a Messenger": gettext_lazy("delivered by a Messenger"),
-    "different race from the deliverer": gettext_lazy("of another race than the deliverer"),
-    "unit is disorganised": gettext_lazy("the unit is disorganised"),
-    "unit is subject to reactions": gettext_lazy("the unit is subject to reactions"),
-    "unit has no Leader (Capo)": gettext_lazy("the unit has no Leader (Capo)"),
+Params = Mapping[str, Any]
+Words = Callable[[Params], str]
+
+
+def number(n: Any) -> str:
+    """A number as people read it: a true minus sign."""
+    return f"−{-n}" if isinstance(n, int) and n < 0 else str(n)
+
+
+def _n(p: Params, key: str = "n") -> int:
+    value = p.get(key, 0)
+    return value if isinstance(value, int) else 0
+
+
+def _fixed(text: Any) -> Words:
+    return lambda _p: str(text)
+
+
+def _low(table: Mapping[str, Any], value: Any) -> str:
+    return in_sentence(label(table, value))
+
+
+REASON: Mapping[str, Words] = {
+    "leader-cv": _fixed(gettext_lazy("leader's command value")),
+    "force-status": lambda p: (
+        gettext("the force is %(status)s") % {"status": label(STATUS, p.get("status"))}
+    ),
+    "mountain": _fixed(gettext_lazy("on a mountain square")),
+    "territory": lambda p: label(TERRITORY, p.get("territory")),
+    "snow": lambda p: (
+        ngettext("snow (%(n)d level, §11.5)", "snow (%(n)d levels, §11.5)", _n(p)) % {"n": _n(p)}
+    ),
+    "full-speed": _fixed(gettext_lazy("Full Speed order")),
+    "starts-on": lambda p: (
+        gettext("starts on %(feature)s") % {"feature": _low(FEATURE, p.get("feature"))}
+    ),
+    "weather": lambda p: (
+        gettext("weather: %(weather)s") % {"weather": _low(WEATHER, p.get("weather"))}
+    ),
+    "heavy-ground": _fixed(gettext_lazy("heavy ground")),
+    "season": lambda p: gettext("season: %(season)s") % {"season": _low(SEASON, p.get("season"))},
+    "ambush": lambda p: str(
+        gettext_lazy("ambushed (§7.10.5)")
+        if p.get("ambush") == "ambushed"
+        else gettext_lazy("laid an ambush (§7.10.5)")
+    ),
+    "quality": lambda p: (
+        gettext("quality: %(quality)s") % {"quality": _low(QUALITY, p.get("quality"))}
+    ),
+    "shattered": _fixed(gettext_lazy("in rout (Shattered)")),
+    "battles-won": lambda p: (
+        ngettext("%(n)d battle won", "%(n)d battles won", _n(p)) % {"n": _n(p)}
+    ),
+    "battles-lost": lambda p: (
+        ngettext("%(n)d battle lost", "%(n)d battles lost", _n(p)) % {"n": _n(p)}
+    ),
+    "enemy-holdings-held": lambda p: (
+        ngettext("%(n)d enemy holding held", "%(n)d enemy holdings held", _n(p)) % {"n": _n(p)}
+    ),
+    "own-holdings-lost": lambda p: (
+        ngettext("%(n)d own holding lost", "%(n)d own holdings lost", _n(p)) % {"n": _n(p)}
+    ),
+    "enemy-capital-held": _fixed(gettext_lazy("holds the enemy capital")),
+    "own-capital-lost": _fixed(gettext_lazy("own capital held by the enemy")),
+    # the unit-orders method's tests (R10.2, R10.3) and the tactical engine's (§10.3)
+    "unit-quality": _fixed(gettext_lazy("the unit's quality (FW core)")),
+    "fanatic": _fixed(gettext_lazy("the unit is Fanatic")),
+    "delivered-by-leader": _fixed(gettext_lazy("delivered by the leader")),
+    "delivered-by-messenger": _fixed(gettext_lazy("delivered by a Messenger")),
+    "different-race": _fixed(gettext_lazy("of another race than the deliverer")),
+    "unfavourable-light": _fixed(gettext_lazy("unfavourable light")),
+    "unit-disorganised": _fixed(gettext_lazy("the unit is disorganised")),
+    "reactions": _fixed(gettext_lazy("the unit is subject to reactions")),
+    "no-unit-leader": _fixed(gettext_lazy("the unit has no Leader (Capo)")),
+    "good-omens": _fixed(gettext_lazy("good omens")),
+    "bad-omens": _fixed(gettext_lazy("bad omens")),
+    "promise-kept": _fixed(gettext_lazy("the leader's promise kept")),
+    "promise-not-kept": _fixed(gettext_lazy("the leader's promise not yet kept")),
+    "talismans": lambda p: (
+        ngettext("%(n)d talisman working", "%(n)d talismans working", _n(p)) % {"n": _n(p)}
+    ),
+    "unit-routed": _fixed(gettext_lazy("a unit has routed")),
+    "unit-destroyed": _fixed(gettext_lazy("a unit was destroyed")),
+    "leader-lost": _fixed(gettext_lazy("the leader dead or fled")),
+    "ambushed": _fixed(gettext_lazy("ambushed (§7.10.5)")),
+    "general-retreat": lambda p: (
+        gettext("General Retreat, hour %(hour)s (R7.9.12)") % {"hour": p.get("hour")}
+    ),
+    "general-cv": lambda p: str(
+        gettext_lazy("the general's command value")
+        if p.get("general")
+        else gettext_lazy("no general")
+    ),
+    "mounted": _fixed(gettext_lazy("mounted")),
+    # naval movement (§6.11)
+    "rapids": _fixed(gettext_lazy("waterfalls or rapids (portage)")),
+    "upstream": _fixed(gettext_lazy("upstream")),
+    "bridge-ahead": _fixed(gettext_lazy("a bridge on the stretch")),
+    "rafts-with-mounts": _fixed(gettext_lazy("rafts carrying mounts")),
+    "downstream": _fixed(gettext_lazy("downstream")),
+    "wind": lambda p: label(WIND, p.get("wind")),
+    "reefs": _fixed(gettext_lazy("reefs, islands or atolls")),
+    "no-ships": _fixed(gettext_lazy("no ships (minor craft only)")),
+    # the tactical engine's Action − Opposition terms (§10.4)
+    "charge": _fixed(gettext_lazy("charge")),
+    "flank-attack": _fixed(gettext_lazy("flank attack")),
+    "in-column": _fixed(gettext_lazy("in column")),
+    "field-works": _fixed(gettext_lazy("field works (R7.8.4)")),
+    "demoralised": _fixed(gettext_lazy("demoralised")),
+    "range": _fixed(gettext_lazy("range")),
+    "combat": _fixed(pgettext_lazy("profile", "Combat")),
+    "enemy-combat": _fixed(gettext_lazy("the enemy's Combat")),
+    "strength": _fixed(gettext_lazy("Strength")),
+    "enemy-resistance": _fixed(gettext_lazy("the enemy's Resistance")),
+    "shooting": _fixed(pgettext_lazy("profile", "Shooting")),
+    "weapon-strength": _fixed(gettext_lazy("the weapon's Strength")),
+    "willpower": _fixed(pgettext_lazy("profile", "Willpower")),
+    "horse-terrain": _fixed(gettext_lazy("terrain for horse (§7.6)")),
+    "river-crossing": _fixed(gettext_lazy("crossing the river (§7.6)")),
+    "cover": _fixed(gettext_lazy("cover (§7.6)")),
+    "battle-weather": _fixed(gettext_lazy("weather (R4.2)")),
+    "stress": _fixed(gettext_lazy("stress and disorder")),
+    "disorder": _fixed(gettext_lazy("disorganised or demoralised")),
+    "opposition": lambda p: str(
+        gettext_lazy("opposition (the enemy's advantage)")
+        if p.get("cause") == "advantage"
+        else gettext_lazy("opposition (saturation)")
+    ),
 }
-FIGURE_FATE: Mapping[str, Any] = {  # one die of a wounded (R8.1) or deserter (R8.2) check
-    "recovered": gettext_lazy("recovered"),
-    "dead": gettext_lazy("dead"),
-    "returned": gettext_lazy("returned"),
-    "deserted": gettext_lazy("deserted"),
-}
-FIGURE_FATE_ONE: Mapping[str, Any] = {  # the same, of one die: one figure
+
+FIGURE_FATE_ONE: Mapping[str, Any] = {  # one die of a wounded (R8.1) or deserter (R8.2) check
     "recovered": pgettext_lazy("one figure", "recovered"),
     "dead": pgettext_lazy("one figure", "dead"),
     "returned": pgettext_lazy("one figure", "returned"),
@@ -112,163 +215,137 @@ FORCE_TEST_RESULT: Mapping[str, Any] = {  # R5.2, as the ledger's outcome names 
 }
 
 
-def _n(m: re.Match[str]) -> int:
-    return int(m["n"])
+def _force_test(v: Params) -> str:
+    result = label({**FORCE_TEST_RESULT, **STATUS}, v.get("result"))
+    if not v.get("status"):
+        return result
+    return gettext("%(result)s: now %(status)s") % {
+        "result": result,
+        "status": label(STATUS, v.get("status")),
+    }
 
 
-def _low(table: Mapping[str, Any], value: str) -> str:
-    return in_sentence(label(table, value))
+def _figures(kept: str, lost: str) -> Words:
+    def words(v: Params) -> str:
+        return ", ".join((FIGURES[kept](_n(v, kept)), FIGURES[lost](_n(v, lost))))
+
+    return words
 
 
-_REASONS: tuple[tuple[re.Pattern[str], Any], ...] = (
-    (
-        re.compile(r"(?P<n>\d+) talisman\(s\) working"),
-        lambda m: (
-            ngettext("%(n)d talisman working", "%(n)d talismans working", _n(m)) % {"n": _n(m)}
-        ),
-    ),
-    (re.compile(r"(?P<t>friendly|enemy|neutral) territory"), lambda m: label(TERRITORY, m["t"])),
-    (
-        re.compile(r"force is (?P<s>[a-z-]+)"),
-        lambda m: gettext("the force is %(status)s") % {"status": label(STATUS, m["s"])},
-    ),
-    (
-        re.compile(r"starts on (?P<f>[a-z-]+)"),
-        lambda m: gettext("starts on %(feature)s") % {"feature": _low(FEATURE, m["f"])},
-    ),
-    (
-        re.compile(r"weather: (?P<w>[a-z-]+)"),
-        lambda m: gettext("weather: %(weather)s") % {"weather": _low(WEATHER, m["w"])},
-    ),
-    (
-        re.compile(r"season: (?P<s>[a-z-]+)"),
-        lambda m: gettext("season: %(season)s") % {"season": _low(SEASON, m["s"])},
-    ),
-    (
-        re.compile(r"quality: (?P<q>[a-z-]+)"),
-        lambda m: gettext("quality: %(quality)s") % {"quality": _low(QUALITY, m["q"])},
-    ),
-    (
-        re.compile(r"ambush: (?P<a>.+)"),
-        lambda m: gettext("ambush: %(ambush)s") % {"ambush": m["a"]},
-    ),
-    (
-        re.compile(r"(?P<n>\d+) battle\(s\) won"),
-        lambda m: ngettext("%(n)d battle won", "%(n)d battles won", _n(m)) % {"n": _n(m)},
-    ),
-    (
-        re.compile(r"(?P<n>\d+) battle\(s\) lost"),
-        lambda m: ngettext("%(n)d battle lost", "%(n)d battles lost", _n(m)) % {"n": _n(m)},
-    ),
-    (
-        re.compile(r"(?P<n>\d+) enemy holding\(s\) held"),
-        lambda m: (
-            ngettext("%(n)d enemy holding held", "%(n)d enemy holdings held", _n(m)) % {"n": _n(m)}
-        ),
-    ),
-    (
-        re.compile(r"(?P<n>\d+) own holding\(s\) lost"),
-        lambda m: (
-            ngettext("%(n)d own holding lost", "%(n)d own holdings lost", _n(m)) % {"n": _n(m)}
-        ),
-    ),
-    (
-        re.compile(r"snow \((?P<n>\d+) level\(s\)(, §11\.5)?\)"),
-        lambda m: (
-            ngettext("snow (%(n)d level, §11.5)", "snow (%(n)d levels, §11.5)", _n(m))
-            % {"n": _n(m)}
-        ),
-    ),
-)
-_OUTCOMES: tuple[tuple[re.Pattern[str], Any], ...] = (
-    (re.compile(r"rolled (?P<n>\d+)"), lambda m: gettext("rolled %(n)s") % {"n": m["n"]}),
-    (re.compile(r"initiative (?P<n>-?\d+)"), lambda m: gettext("initiative %(n)s") % {"n": m["n"]}),
-    (
-        re.compile(r"tie re-roll (?P<n>-?\d+)"),
-        lambda m: gettext("tie, rolled again: %(n)s") % {"n": m["n"]},
-    ),
-    (
-        re.compile(r"(?P<n>\d+) square\(s\)"),
-        lambda m: ngettext("%(n)d square", "%(n)d squares", _n(m)) % {"n": _n(m)},
-    ),
-    (
-        re.compile(r"(?P<n>\d+) token\(s\) \(half, rounded up\)"),
-        lambda m: (
-            ngettext("%(n)d token (half, rounded up)", "%(n)d tokens (half, rounded up)", _n(m))
-            % {"n": _n(m)}
-        ),
-    ),
-    (
-        re.compile(r"(?P<n>\d+) token\(s\)"),
-        lambda m: ngettext("%(n)d token", "%(n)d tokens", _n(m)) % {"n": _n(m)},
-    ),
-    (
-        re.compile(r"(?P<k>\d+) (?P<kw>recovered|returned), (?P<l>\d+) (?P<lw>dead|deserted)"),
-        lambda m: (
-            gettext("%(kept)s %(kept_word)s, %(lost)s %(lost_word)s")
-            % {
-                "kept": m["k"],
-                "kept_word": label(FIGURE_FATE, m["kw"]),
-                "lost": m["l"],
-                "lost_word": label(FIGURE_FATE, m["lw"]),
-            }
-        ),
-    ),
-    (re.compile(r"passed"), lambda m: gettext("passed")),
-    (re.compile(r"complete disaster"), lambda m: gettext("complete disaster")),
-    (
-        re.compile(r"(?P<r>[a-z]+) → (?P<s>[a-z-]+)"),
-        lambda m: (
-            gettext("%(result)s: now %(status)s")
-            % {
-                "result": label({**FORCE_TEST_RESULT, **STATUS}, m["r"]),
-                "status": label(STATUS, m["s"]),
-            }
-        ),
-    ),
-    (re.compile(r"destroyed"), lambda m: label(FORCE_TEST_RESULT, "destroyed")),
-)
-_DETAIL = re.compile(
-    r"(?P<die>\d+)(→(?P<mod>-?\d+))?: (?P<w>recovered|dead|returned|deserted)"
-    r"(?P<nat> \(natural \d\))?"
-)
+FIGURES: Mapping[str, Callable[[int], str]] = {  # figures of a check, by their fate
+    "recovered": lambda n: ngettext("%(n)d recovered", "%(n)d recovered", n) % {"n": n},
+    "dead": lambda n: ngettext("%(n)d dead", "%(n)d dead", n) % {"n": n},
+    "returned": lambda n: ngettext("%(n)d returned", "%(n)d returned", n) % {"n": n},
+    "deserted": lambda n: ngettext("%(n)d deserted", "%(n)d deserted", n) % {"n": n},
+}
 
 
-def _reworded(patterns: Iterable[tuple[re.Pattern[str], Any]], text: str) -> str | None:
-    for pattern, words in patterns:
-        m = pattern.fullmatch(text)
-        if m is not None and words is not None:
-            return str(words(m))
-    return None
+def _tokens(v: Params) -> str:
+    n = _n(v)
+    if not v.get("kind"):
+        return ngettext("%(n)d token", "%(n)d tokens", n) % {"n": n}
+    return ngettext("%(n)d %(kind)s token", "%(n)d %(kind)s tokens", n) % {
+        "n": n,
+        "kind": label(TOKEN_KIND, v.get("kind")),
+    }
 
 
-def roll_reason(reason: str) -> str:
-    """A modifier's reason as the rules wrote it, in the active language."""
-    if reason in ROLL_REASON:
-        return str(ROLL_REASON[reason])
-    return _reworded(_REASONS, reason) or reason
+def _successes(one: str, many: str) -> Words:
+    def words(v: Params) -> str:
+        n, on, crit = _n(v), _n(v, "on"), _n(v, "crit")
+        text = ngettext(one, many, n) % {"n": n, "on": on}
+        if not crit:
+            return text
+        more = ngettext("%(n)d critical", "%(n)d criticals", crit) % {"n": crit}
+        return f"{text}, {more}"
+
+    return words
 
 
-def roll_outcome(outcome: str) -> str:
-    """A roll's outcome as the rules wrote it, in the active language (a weather row by its
-    name, the force test by its result)."""
-    if outcome in WEATHER:
-        return label(WEATHER, outcome)
-    return _reworded(_OUTCOMES, outcome) or outcome
+OUTCOME: Mapping[str, Words] = {
+    "rolled": lambda v: gettext("rolled %(n)s") % {"n": number(v.get("n"))},
+    "force-test": _force_test,
+    "initiative": lambda v: gettext("initiative %(n)s") % {"n": number(v.get("n"))},
+    "tie-reroll": lambda v: gettext("tie, rolled again: %(n)s") % {"n": number(v.get("n"))},
+    "squares": lambda v: ngettext("%(n)d square", "%(n)d squares", _n(v)) % {"n": _n(v)},
+    "weather": lambda v: label(WEATHER, v.get("weather")),
+    "wounded": _figures("recovered", "dead"),
+    "deserters": _figures("returned", "deserted"),
+    "passed": _fixed(gettext_lazy("passed")),
+    "disaster": _fixed(gettext_lazy("complete disaster")),
+    "tokens": _tokens,
+    "tokens-half": lambda v: (
+        ngettext("%(n)d token (half, rounded up)", "%(n)d tokens (half, rounded up)", _n(v))
+        % {"n": _n(v)}
+    ),
+    "snow": lambda v: ngettext("%(n)d snow level", "%(n)d snow levels", _n(v)) % {"n": _n(v)},
+    "event": lambda v: label(RANDOM_EVENT, v.get("event")),
+    "struck": lambda v: label(STRUCK, v.get("target")),
+    "climate": lambda v: label(CLIMATE, v.get("climate")),
+    "season": lambda v: label(SEASON, v.get("season")),
+    "holding-feature": lambda v: label(HOLDING_FEATURE, v.get("feature")),
+    "relic": lambda v: label(RELIC, v.get("relic")),
+    "unit-order": lambda v: label(UNIT_ORDER, v.get("result")),
+    "command-test": lambda v: label(COMMAND_TEST, v.get("result")),
+    "wind": lambda v: label(WIND, v.get("wind")),
+    "naval-squares": lambda v: (
+        ngettext("%(n)d square by the table", "%(n)d squares by the table", _n(v)) % {"n": _n(v)}
+    ),
+    "figures-lost": lambda v: (
+        ngettext("%(n)d figure lost", "%(n)d figures lost", _n(v)) % {"n": _n(v)}
+    ),
+    "scenery": lambda v: label(SCENERY_ROW, v.get("feature")),
+    "hits": _successes("%(n)d hit on %(on)d+", "%(n)d hits on %(on)d+"),
+    "wounds": _successes("%(n)d wound on %(on)d+", "%(n)d wounds on %(on)d+"),
+    "successes": _successes("%(n)d success on %(on)d+", "%(n)d successes on %(on)d+"),
+}
+HIDDEN = "hidden"  # a reason or outcome the reader's fog of war hides (campaign.fog.lens)
 
 
-def roll_detail(detail: str) -> str:
-    """One die of a figure check ("4→5: recovered", "1: dead (natural 1)") in words."""
-    m = _DETAIL.fullmatch(detail)
-    if m is None:
-        return detail
-    word = label(FIGURE_FATE_ONE, m["w"])
-    if m["nat"]:
-        return gettext("%(die)s: %(fate)s (a natural %(die)s)") % {"die": m["die"], "fate": word}
-    if m["mod"] is not None:
+def roll_reason(reason: str, params: Params | None = None) -> str:
+    """A modifier's reason (its code and params) in the active language."""
+    if reason == HIDDEN:
+        return gettext("(hidden)")
+    words = REASON.get(reason)
+    return words(params or {}) if words is not None else reason
+
+
+def roll_outcome(outcome: str, values: Params | None = None) -> str:
+    """A roll's outcome (its code and values) in the active language; "" for none."""
+    if outcome == HIDDEN:
+        return gettext("(hidden)")
+    words = OUTCOME.get(outcome)
+    return words(values or {}) if words is not None else outcome
+
+
+def roll_detail(detail: Any) -> str:
+    """One die of a figure check ({"die": 4, "total": 5, "fate": "recovered"}) in words."""
+    if not isinstance(detail, Mapping):
+        return str(detail)
+    die = number(detail.get("die"))
+    word = label(FIGURE_FATE_ONE, detail.get("fate"))
+    if detail.get("natural"):
+        return gettext("%(die)s: %(fate)s (a natural %(die)s)") % {"die": die, "fate": word}
+    if "total" in detail:
         return gettext("%(die)s, modified %(total)s: %(fate)s") % {
-            "die": m["die"],
-            "total": m["mod"],
+            "die": die,
+            "total": number(detail["total"]),
             "fate": word,
         }
-    return gettext("%(die)s: %(fate)s") % {"die": m["die"], "fate": word}
+    return gettext("%(die)s: %(fate)s") % {"die": die, "fate": word}
+
+
+def roll_modifiers(entry: Mapping[str, Any]) -> list[tuple[str, int]]:
+    """A ledger entry's modifiers: (reason in words, value)."""
+    return [
+        (roll_reason(str(m.get("reason", "")), m.get("params")), int(m.get("value", 0)))
+        for m in entry.get("modifiers") or ()
+    ]
+
+
+def roll_entry_outcome(entry: Mapping[str, Any]) -> str:
+    return roll_outcome(str(entry.get("outcome", "")), entry.get("values"))
+
+
+def roll_details(entry: Mapping[str, Any]) -> list[str]:
+    return [roll_detail(d) for d in entry.get("details") or ()]

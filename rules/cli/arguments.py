@@ -8,6 +8,7 @@ from enum import Enum
 from typing import Any, NoReturn
 
 from rules import tables as T
+from rules.cli.ledger_words import modifier_dict_words
 from rules.cli.registry import UsageError
 from rules.dice import RollRecord
 from rules.types import Feature, Outcome, Status, Territory
@@ -136,4 +137,4 @@ def add_result(p: argparse.ArgumentParser, what: str) -> None:
 def modifier_dicts(record: RollRecord | None, skip: str = "") -> list[dict[str, Any]]:
     if record is None:
         return []
-    return [m.to_dict() for m in record.modifiers if m.reason != skip]
+    return [modifier_dict_words(m.to_dict()) for m in record.modifiers if m.reason != skip]

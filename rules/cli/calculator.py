@@ -27,6 +27,7 @@ from typing import Any
 # Importing a command module registers its commands; `--help` lists them in import order.
 from rules.cli import check_commands, turn_commands  # noqa: F401
 from rules.cli.arguments import Parser, dice_list, whole_number
+from rules.cli.ledger_words import entry_words
 from rules.cli.registry import COMMANDS, CalculatorError
 from rules.dice import ScriptedDice, SeededDice
 from rules.errors import DiceError
@@ -131,6 +132,8 @@ def calculate(argv: Sequence[str]) -> dict[str, Any]:
         )
     out: dict[str, Any] = {"command": cmd.name, **result}
     out.setdefault("ledger", dice.ledger_dicts())
+    if isinstance(out["ledger"], list):  # the command line prints the ledger in words
+        out["ledger"] = [entry_words(e) if isinstance(e, dict) else e for e in out["ledger"]]
     out["dice"] = list(dice.used)
     out["seed"] = seed
     return out

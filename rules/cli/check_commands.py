@@ -21,6 +21,7 @@ from rules.cli.arguments import (
     modifier_dicts,
     whole_number,
 )
+from rules.cli.ledger_words import detail_words
 from rules.cli.registry import CalculatorError, command
 from rules.dice import Dice
 from rules.setup.italian import italian_draw_threshold
@@ -86,7 +87,7 @@ def _force_test(args: argparse.Namespace, dice: Dice) -> dict[str, Any]:
         "requested": requested.value,
         "natural": res.record.value,
         "cv": args.cv,
-        "modifiers": modifier_dicts(res.record, skip="leader CV"),
+        "modifiers": modifier_dicts(res.record, skip="leader-cv"),
         "total": res.total,
         "outcome": res.outcome,
         "new_status": res.new_status.value if res.new_status else None,
@@ -250,7 +251,7 @@ def _figure_check_output(
         kept: res.kept,
         lost: res.lost,
         "modifiers": modifier_dicts(res.record),
-        "details": list(res.record.details) if res.record else [],
+        "details": [detail_words(d) for d in res.record.details] if res.record else [],
     }
 
 

@@ -210,13 +210,13 @@ def _scenery(dice: Dice, battle_id: str) -> dict[str, str]:
             count=count,
             judge=_table_judge(table),
         )
-        out[name] = rec.outcome
+        out[name] = table[rec.total or 0]
     return out
 
 
 def _table_judge(table: Mapping[int, str]) -> Judge:
     """A scenery roll's outcome: its row of the §7.7 table."""
-    return lambda t, _n: table[t]
+    return lambda t, _n: ("scenery", {"feature": table[t]})
 
 
 def _scenario(

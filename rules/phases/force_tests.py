@@ -34,7 +34,7 @@ def first_player(state: CampaignState, dice: Dice) -> tuple[str | None, Campaign
             pid: dice.roll(
                 purpose=f"orders:first-player-{pid}",
                 rule="R5.3.1",
-                judge=lambda t, _n: f"rolled {t}",
+                judge=lambda t, _n: ("rolled", {"n": t}),
             ).value
             for pid in contenders
         }

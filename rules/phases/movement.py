@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from rules.battle import PendingBattle
 from rules.checks import countermarch, roll_movement
-from rules.dice import Dice, Modifier, OutcomeTexts
+from rules.dice import Dice, Modifier, Outcomes
 from rules.events import (
     ArmyInitiativeChosen,
     CaptureBlocked,
@@ -81,13 +81,13 @@ def resolve(state: CampaignState, dice: Dice) -> tuple[CampaignState, list[Event
 
 # The outcomes' texts, made once: a turn rolls the initiative once a force and re-rolls its
 # ties, most of its dice (`Dice.roll_texts`).
-_INITIATIVE_TEXT = OutcomeTexts("initiative {}".format)
-_TIE_TEXT = OutcomeTexts("tie re-roll {}".format)
+_INITIATIVE_TEXT = Outcomes(lambda t: ("initiative", {"n": t}))
+_TIE_TEXT = Outcomes(lambda t: ("tie-reroll", {"n": t}))
 
 
 _NO_FEATURES: frozenset[Feature] = frozenset()
 # R6.1.3's modifier, made once (a CV of 0 is not recorded, as `Dice.roll` leaves it out)
-_LEADER_CV = {cv: (Modifier("leader CV", cv),) if cv else () for cv in range(-2, 13)}
+_LEADER_CV = {cv: (Modifier("leader-cv", cv),) if cv else () for cv in range(-2, 13)}
 
 
 def _cheb(a: Coord, b: Coord) -> int:
@@ -416,7 +416,7 @@ class _Board:
             purpose = purposes[f.id] = f"movement:initiative-{f.id}"
             mods = _LEADER_CV.get(cv)
             if mods is None:
-                mods = (Modifier("leader CV", cv),)
+                mods = (Modifier("leader-cv", cv),)
             totals[f.id] = roll(purpose, "R6.1.3", _INITIATIVE_TEXT, mods)[6] or 0  # its total
         owner = {f.id: f.owner for f in movers}
         self._own_ranks(movers)  # every key at once: the sorts below read them as a dict

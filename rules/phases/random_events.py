@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 from rules import tables as T
 from rules.checks import clamp_cv_event, event_roll
-from rules.dice import Dice, Judge
+from rules.dice import Dice, Judge, RollOutcome
 from rules.events import (
     BankChanged,
     Event,
@@ -165,12 +165,12 @@ def _key_day(state: CampaignState, scenario: Scenario, dice: Dice) -> Result:
 
 def _snow_judge(table: Table) -> Judge:
     """A snow roll's outcome (R11.8): the levels its row of the scenario's table adds."""
-    return lambda t, _n: f"{table.lookup(t)} snow level(s)"
+    return lambda t, _n: ("snow", {"n": table.lookup(t)})
 
 
 def _event_judge(table: Table) -> Judge:
     """A key-day event roll's outcome (§11.8): the event its row of the table names."""
-    return lambda t, _n: table.lookup(t).key
+    return lambda t, _n: ("event", {"event": table.lookup(t).key})
 
 
 # --- §9.4 ------------------------------------------------------------------------------------
@@ -211,7 +211,7 @@ def _table_1d6(
     rule: str,
 ) -> Result:
     purpose = f"events:{pid}:{name}"
-    rec = dice.roll(purpose=purpose, rule=rule, judge=lambda t, _n: table[t])
+    rec = dice.roll(purpose=purpose, rule=rule, judge=lambda t, _n: ("event", {"event": table[t]}))
     key = table[rec.value]
     state, ev, detail = _apply(state, dice, pid, specs[key], rule, purpose)
     return state, [RandomEvent(pid, name, key, rec.value, detail, rule=rule), *ev]
@@ -382,7 +382,7 @@ def _tokens(
         purpose=f"{purpose}:{kind}",
         rule=rule,
         count=spec.get("dice", 1),
-        judge=lambda t, _n: f"{t} {kind} token(s)",
+        judge=lambda t, _n: ("tokens", {"n": t, "kind": kind} if kind else {"n": t}),
     )
     n = rec.total or 0
     slots: list[str] = []  # one entry per recipient, dealt round-robin
@@ -546,8 +546,14 @@ def _epidemic_capital(
     return state, events, "epidemic in the capital"
 
 
-def _struck(total: int, _n: tuple[int, ...]) -> str:
-    return {5: "a square with his forces", 6: "a square with his holding"}.get(total, "nothing")
+def _struck(total: int, _n: tuple[int, ...]) -> RollOutcome:
+    return _STRUCK.get(total) or ("struck", {"target": "none"})
+
+
+_STRUCK: dict[int, RollOutcome] = {
+    5: ("struck", {"target": "forces"}),
+    6: ("struck", {"target": "holding"}),
+}
 
 
 def _catastrophe(

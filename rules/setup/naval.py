@@ -74,34 +74,36 @@ def naval_movement(
     mods: list[Modifier] = []
     wind = wind_rec = None
     if T.MOVE_WEATHER[weather]:
-        mods.append(Modifier(f"weather: {weather.value}", T.MOVE_WEATHER[weather]))
+        mods.append(Modifier("weather", T.MOVE_WEATHER[weather], {"weather": weather.value}))
     if waters is Waters.RIVER:
         mods += [
-            Modifier("waterfalls or rapids (portage)", -3 if rapids else 0),
+            Modifier("rapids", -3 if rapids else 0),
             Modifier("upstream", -2 if upstream else 0),
-            Modifier("bridge on the stretch", -1 if bridge_ahead else 0),
-            Modifier("rafts carry mounts", -1 if rafts_with_mounts else 0),
+            Modifier("bridge-ahead", -1 if bridge_ahead else 0),
+            Modifier("rafts-with-mounts", -1 if rafts_with_mounts else 0),
             Modifier("downstream", +1 if downstream else 0),
         ]
     else:
         if upstream or downstream or rapids or bridge_ahead:
             raise SetupError("upstream, downstream, rapids and bridges apply on rivers only")
         wind_rec = dice.roll(
-            purpose=f"{purpose}:wind", rule="§6.11 wind", judge=lambda t, _n: _wind(t)[0]
+            purpose=f"{purpose}:wind",
+            rule="§6.11 wind",
+            judge=lambda t, _n: ("wind", {"wind": _wind(t)[0]}),
         )
         wind, wind_mod = _wind(wind_rec.value)
         mods += [
-            Modifier(f"wind: {wind}", wind_mod),
-            Modifier("reefs, islands or atolls", -1 if reefs else 0),
-            Modifier("no ships (minor craft only)", -2 if not ships else 0),
-            Modifier("rafts carry mounts", -1 if rafts_with_mounts else 0),
+            Modifier("wind", wind_mod, {"wind": wind}),
+            Modifier("reefs", -1 if reefs else 0),
+            Modifier("no-ships", -2 if not ships else 0),
+            Modifier("rafts-with-mounts", -1 if rafts_with_mounts else 0),
         ]
     mods += force_movement_modifiers(status=status, territory=territory)
     rec = dice.roll(
         purpose=purpose,
         rule="§6.11",
         modifiers=mods,
-        judge=lambda t, _n: f"{naval_squares(t)} square(s) by the table",
+        judge=lambda t, _n: ("naval-squares", {"n": naval_squares(t)}),
     )
     assert rec.total is not None
     table = naval_squares(rec.total)

@@ -52,9 +52,9 @@ def climate_roll(dice: Dice) -> Climate:
     rec = dice.roll(
         purpose="setup:climate",
         rule="R4.1.1",
-        judge=lambda total, _n: CLIMATE_BY_ROLL[total].value,
+        judge=lambda total, _n: ("climate", {"climate": CLIMATE_BY_ROLL[total].value}),
     )
-    return Climate(rec.outcome)
+    return CLIMATE_BY_ROLL[rec.total or 0]
 
 
 def season_roll(dice: Dice, climate: Climate) -> Season:
@@ -67,9 +67,9 @@ def season_roll(dice: Dice, climate: Climate) -> Season:
     rec = dice.roll(
         purpose=f"setup:season:{climate.value}",
         rule="R4.1.2",
-        judge=lambda total, _n: table[total].value,
+        judge=lambda total, _n: ("season", {"season": table[total].value}),
     )
-    return Season(rec.outcome)
+    return table[rec.total or 0]
 
 
 def opposed_roll(dice: Dice, *, rule: str, purpose: str, first: str, second: str) -> str:
@@ -100,13 +100,14 @@ def holding_feature_roll(dice: Dice, holding_id: str) -> tuple[str, str | None]:
         purpose=f"setup:feature:{holding_id}",
         rule="R2.4",
         count=2,
-        judge=lambda total, _n: T.HOLDING_FEATURES[total],
+        judge=lambda total, _n: ("holding-feature", {"feature": T.HOLDING_FEATURES[total]}),
     )
-    if rec.outcome != "burial-mound":
-        return rec.outcome, None
+    feature = T.HOLDING_FEATURES[rec.total or 0]
+    if feature != "burial-mound":
+        return feature, None
     relic = dice.roll(
         purpose=f"setup:relic:{holding_id}",
         rule="R2.4",
-        judge=lambda total, _n: BURIAL_MOUND_RELICS[total],
+        judge=lambda total, _n: ("relic", {"relic": BURIAL_MOUND_RELICS[total]}),
     )
-    return rec.outcome, relic.outcome
+    return feature, BURIAL_MOUND_RELICS[relic.total or 0]

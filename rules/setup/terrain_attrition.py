@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rules.dice import Dice, RollRecord
+from rules.dice import Dice, Judge, RollOutcome, RollRecord
 from rules.setup.problems import SetupError
 from rules.types import Unit
 
@@ -50,8 +50,8 @@ def terrain_attrition(
     return tuple(out)
 
 
-def _attrition_judge(unit: Unit, formula: str) -> Callable[[int, tuple[int, ...]], str]:
-    def judge(_total: int, nat: tuple[int, ...]) -> str:
-        return f"{min(unit.figures, attrition_losses(nat[0], formula))} figure(s) lost"
+def _attrition_judge(unit: Unit, formula: str) -> Judge:
+    def judge(_total: int, nat: tuple[int, ...]) -> RollOutcome:
+        return "figures-lost", {"n": min(unit.figures, attrition_losses(nat[0], formula))}
 
     return judge

@@ -60,15 +60,15 @@ def unit_order_modifiers(
             f"only the leader or a Messenger carries unit orders (R10.2.2), not {delivered_by!r}"
         )
     return [
-        Modifier("unit quality (FW core)", quality_mod),
-        Modifier("unit is fanatic", +1 if fanatic else 0),
-        Modifier("delivered by the leader", +3 if delivered_by == "leader" else 0),
-        Modifier("delivered by a Messenger", +1 if delivered_by == "messenger" else 0),
-        Modifier("different race from the deliverer", -1 if different_race else 0),
-        Modifier("unfavourable light", -1 if unfavourable_light else 0),
-        Modifier("unit is disorganised", -1 if disorganised else 0),
-        Modifier("unit is subject to reactions", -2 if reactions else 0),
-        Modifier("unit has no Leader (Capo)", -2 if no_leader else 0),
+        Modifier("unit-quality", quality_mod),
+        Modifier("fanatic", +1 if fanatic else 0),
+        Modifier("delivered-by-leader", +3 if delivered_by == "leader" else 0),
+        Modifier("delivered-by-messenger", +1 if delivered_by == "messenger" else 0),
+        Modifier("different-race", -1 if different_race else 0),
+        Modifier("unfavourable-light", -1 if unfavourable_light else 0),
+        Modifier("unit-disorganised", -1 if disorganised else 0),
+        Modifier("reactions", -2 if reactions else 0),
+        Modifier("no-unit-leader", -2 if no_leader else 0),
     ]
 
 
@@ -111,7 +111,10 @@ def unit_order_test(
         no_leader=no_leader,
     )
     rec = dice.roll(
-        purpose=purpose, rule="R10.2", modifiers=mods, judge=lambda t, _n: _unit_order_name(t)
+        purpose=purpose,
+        rule="R10.2",
+        modifiers=mods,
+        judge=lambda t, _n: ("unit-order", {"result": _unit_order_name(t)}),
     )
     assert rec.total is not None
     t = rec.total
@@ -178,20 +181,23 @@ def unit_orders_command_test(
         raise SetupError(f"the leader's promise is kept or not-kept, not {promise!r}")
     non_negative("talismans", talismans)
     mods = [
-        Modifier("leader CV", leader_cv),
-        Modifier("good omens", +1 if omens == "good" else 0),
-        Modifier("bad omens", -1 if omens == "bad" else 0),
-        Modifier("leader's promise kept", +1 if promise == "kept" else 0),
-        Modifier("leader's promise not yet kept", -1 if promise == "not-kept" else 0),
-        Modifier(f"{talismans} talisman(s) working", talismans),
-        Modifier("unfavourable light", -1 if unfavourable_light else 0),
-        Modifier("a unit has routed", -1 if any_unit_routed else 0),
-        Modifier("a unit was destroyed", -1 if any_unit_destroyed else 0),
-        Modifier("leader dead or fled", -3 if leader_dead_or_fled else 0),
-        Modifier("ambushed (§7.10.5)", -1 if ambushed else 0),
+        Modifier("leader-cv", leader_cv),
+        Modifier("good-omens", +1 if omens == "good" else 0),
+        Modifier("bad-omens", -1 if omens == "bad" else 0),
+        Modifier("promise-kept", +1 if promise == "kept" else 0),
+        Modifier("promise-not-kept", -1 if promise == "not-kept" else 0),
+        Modifier("talismans", talismans, {"n": talismans}),
+        Modifier("unfavourable-light", -1 if unfavourable_light else 0),
+        Modifier("unit-routed", -1 if any_unit_routed else 0),
+        Modifier("unit-destroyed", -1 if any_unit_destroyed else 0),
+        Modifier("leader-lost", -3 if leader_dead_or_fled else 0),
+        Modifier("ambushed", -1 if ambushed else 0),
     ]
     rec = dice.roll(
-        purpose=purpose, rule="R10.3", modifiers=mods, judge=lambda t, _n: _command_result(t)
+        purpose=purpose,
+        rule="R10.3",
+        modifiers=mods,
+        judge=lambda t, _n: ("command-test", {"result": _command_result(t)}),
     )
     assert rec.total is not None
     return CommandTestResult(rec, _command_result(rec.total))

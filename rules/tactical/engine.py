@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from rules import tables as RT
 from rules.battle import BattleResult, BattleSide, IndividualFate, UnitLoss
 from rules.checks import battle_result, weather_test
-from rules.dice import Dice, Modifier, RollRecord
+from rules.dice import Dice, Modifier, RollOutcome, RollRecord
 from rules.tactical import tables as T
 from rules.tactical.inputs import BattleInput, check_input
 from rules.tactical.profiles import FLANK, FRONT, SUPPORT, Profile, unit_profile
@@ -359,7 +359,7 @@ class _Side:
 # The faces of a D10 under a threshold, deleted with `bytes.translate`: what is left are the
 # successes (C speed, where a Python comparison per die cost more than the dice).
 _BELOW = {t: bytes(range(1, t)) for t in range(2, 11)}
-_PLURALS = {"hit": "hits", "wound": "wounds", "success": "successes"}
+_PLURALS = {"hit": "hits", "wound": "wounds", "success": "successes"}  # outcome codes
 # Builds a ledger entry without the named tuple's Python-level `__new__`.
 _new_record = tuple.__new__
 
@@ -369,19 +369,21 @@ def _below(thr: int) -> bytes:
     return _BELOW.get(thr) or bytes(range(1, max(1, min(thr, 11))))
 
 
-# Outcome texts by (noun, threshold, successes, criticals): a few hundred distinct ones
-# recur thousands of times a battle. Bounded, in case of unusual callers.
-_OUTCOMES: dict[tuple[str, int, int, int], str] = {}
+# Outcomes by (noun, threshold, successes, criticals): a few hundred distinct ones recur
+# thousands of times a battle, each (code, values) made once and shared by its entries (never
+# mutated). Bounded, in case of unusual callers.
+_OUTCOMES: dict[tuple[str, int, int, int], RollOutcome] = {}
 _OUTCOMES_MAX = 4096
 
 
-def _outcome(noun: str, thr: int, n: int, c: int) -> str:
-    """`4 hits on 5+, 1 critical`: the ledger's outcome of an Action Table roll."""
-    word = noun if n == 1 else _PLURALS.get(noun) or noun + ("es" if noun.endswith("s") else "s")
-    text = f"{n} {word} on {thr}+, {c} critical" if c else f"{n} {word} on {thr}+"
+def _outcome(noun: str, thr: int, n: int, c: int) -> RollOutcome:
+    """("hits", {"n": 4, "on": 5, "crit": 1}): 4 hits on 5+, 1 critical, the ledger's outcome
+    of an Action Table roll (no "crit" when there is none)."""
+    values = {"n": n, "on": thr, "crit": c} if c else {"n": n, "on": thr}
+    got = (_PLURALS[noun], values)
     if len(_OUTCOMES) < _OUTCOMES_MAX:
-        _OUTCOMES[noun, thr, n, c] = text
-    return text
+        _OUTCOMES[noun, thr, n, c] = got
+    return got
 
 
 def _count(faces: Callable[[int, int], bytes], count: int, thr: int) -> int:
@@ -420,8 +422,8 @@ def _logged(
     nat = faces(count, 10)
     n = len(nat.translate(None, below))
     c = nat.count(10)
-    text = _OUTCOMES.get((noun, thr, n, c)) or _outcome(noun, thr, n, c)
-    entry = (len(ledger) + 1, purpose, rule, 10, tuple(nat), mods, None, text, ())
+    code, values = _OUTCOMES.get((noun, thr, n, c)) or _outcome(noun, thr, n, c)
+    entry = (len(ledger) + 1, purpose, rule, 10, tuple(nat), mods, None, code, values, ())
     ledger.append(_new_record(RollRecord, entry))
     if not c:
         return n
@@ -431,8 +433,10 @@ def _logged(
         nat = faces(c, 10)
         n = len(nat.translate(None, below))
         c = nat.count(10)
-        text = _OUTCOMES.get((noun, thr, n, c)) or _outcome(noun, thr, n, c)
-        entry = (len(ledger) + 1, purpose, "§10.4 critical", 10, tuple(nat), (), None, text, ())
+        code, values = _OUTCOMES.get((noun, thr, n, c)) or _outcome(noun, thr, n, c)
+        entry = (
+            len(ledger) + 1, purpose, "§10.4 critical", 10, tuple(nat), (), None, code, values, (),
+        )  # fmt: skip
         ledger.append(_new_record(RollRecord, entry))
         s += n
     return s
@@ -469,17 +473,17 @@ def _number(effects: Mapping[str, object], key: str) -> int:
     return int(value)
 
 
-def _mod(reason: str, value: int) -> Modifier | None:
+def _mod(reason: str, value: int, params: Mapping[str, str] | None = None) -> Modifier | None:
     """A ledger term of an Action − Opposition; None when zero (the ledger lists the non-zero
     terms only, and `filter(None, …)` drops the Nones)."""
-    return Modifier(reason, value) if value else None
+    return Modifier(reason, value, params) if value else None
 
 
 # Terms that never change (built once, not per roll).
 _M_CHARGE = _mod("charge", 1)
-_M_FLANK = _mod("flank attack", T.FLANK_BONUS)
-_M_COLUMN = _mod("in column", -T.COLUMN_PENALTY)
-_M_WORKS = _mod("field works (R7.8.4)", -T.WORKS_OPPOSITION)
+_M_FLANK = _mod("flank-attack", T.FLANK_BONUS)
+_M_COLUMN = _mod("in-column", -T.COLUMN_PENALTY)
+_M_WORKS = _mod("field-works", -T.WORKS_OPPOSITION)
 _M_DEMORALISED = _mod("demoralised", -1)
 _M_RANGE = {r: _mod("range", -r) for r in (T.SHORT_RANGE, T.LONG_RANGE)}
 
@@ -494,13 +498,13 @@ class _Terms:
     )  # fmt: skip
 
     def __init__(self, uid: str, p: Profile) -> None:
-        self.combat = _mod("Combat", p.combat)
-        self.vs_combat = _mod(f"Combat of {uid}", -p.combat)
-        self.strength = _mod("Strength", p.strength)
-        self.vs_resistance = _mod(f"Resistance of {uid}", -p.resistance)
-        self.shooting = _mod("Shooting", p.shooting)
-        self.shot_strength = _mod("weapon Strength", p.shot_strength)
-        self.willpower = _mod("Willpower", p.willpower)
+        self.combat = _mod("combat", p.combat)
+        self.vs_combat = _mod("enemy-combat", -p.combat, {"unit": uid})
+        self.strength = _mod("strength", p.strength)
+        self.vs_resistance = _mod("enemy-resistance", -p.resistance, {"unit": uid})
+        self.shooting = _mod("shooting", p.shooting)
+        self.shot_strength = _mod("weapon-strength", p.shot_strength)
+        self.willpower = _mod("willpower", p.willpower)
 
 
 class _Battle:
@@ -521,9 +525,9 @@ class _Battle:
         # The ledger's terms, built once rather than per roll.
         self.m_missile: Modifier | None = None
         self.m_melee: Modifier | None = None
-        self.m_ground = _mod("terrain for horse (§7.6)", terr.horse_combat)
-        self.m_crossing = _mod("crossing the river (§7.6)", terr.crossing)
-        self.m_cover = _mod("cover (§7.6)", -terr.cover)
+        self.m_ground = _mod("horse-terrain", terr.horse_combat)
+        self.m_crossing = _mod("river-crossing", terr.crossing)
+        self.m_cover = _mod("cover", -terr.cover)
         if ledger:
             for side in self.sides:
                 for u in side.units:
@@ -599,8 +603,8 @@ class _Battle:
         effects = s.effects if weather is s.weather else RT.WEATHER_BATTLE_EFFECTS[weather]
         self.missile_mod = _number(effects, "missile_to_hit")  # R4.2: −1/−2 to missiles
         self.melee_mod = _number(effects, "melee_to_hit")  # R4.2: −2 in melee, heavy rain
-        self.m_missile = _mod("weather (R4.2)", self.missile_mod)
-        self.m_melee = _mod("weather (R4.2)", self.melee_mod)
+        self.m_missile = _mod("battle-weather", self.missile_mod)
+        self.m_melee = _mod("battle-weather", self.melee_mod)
 
     def _role_side(self, role: str) -> _Side | None:
         for side in self.sides:
@@ -981,7 +985,7 @@ class _Battle:
         mods = (
             ut.shooting,
             self.m_missile,
-            _mod("stress and disorder", -state) if state else None,
+            _mod("stress", -state) if state else None,
             _M_RANGE[long_range],
             self.m_cover,
             _M_WORKS if works else None,
@@ -1118,7 +1122,7 @@ class _Battle:
             self.m_melee,
             self.m_ground if ground else None,
             self.m_crossing if crossing else None,
-            _mod("disorganised / demoralised", -state) if state else None,
+            _mod("disorder", -state) if state else None,
             _M_COLUMN if column else None,
             tt.vs_combat,
             _M_WORKS if works else None,
@@ -1183,7 +1187,7 @@ class _Battle:
             mods = (
                 u.terms.willpower,
                 _M_DEMORALISED if u.demor else None,
-                _mod(f"opposition ({cause})", -opposition),
+                _mod("opposition", -opposition, {"cause": cause}),
             )
             purpose = f"{u.prefix}:{step}"
             got = _logged(
@@ -1289,14 +1293,13 @@ class _Battle:
     def _command_mods(self, side: _Side, t: int, retreat: bool) -> list[Modifier]:
         mods = []
         if retreat:
-            mods.append(Modifier(f"General Retreat, hour {t} (R7.9.12)",
-                                 self.s.gr_modifiers.get(t, 0)))  # fmt: skip
+            mods.append(Modifier("general-retreat", self.s.gr_modifiers.get(t, 0), {"hour": t}))
         if side.routed_any:
-            mods.append(Modifier("a unit has routed (§10.3)", T.COMMAND_ROUTED_MOD))
+            mods.append(Modifier("unit-routed", T.COMMAND_ROUTED_MOD))
         if side.destroyed_any:
-            mods.append(Modifier("a unit was destroyed (§10.3)", T.COMMAND_DESTROYED_MOD))
+            mods.append(Modifier("unit-destroyed", T.COMMAND_DESTROYED_MOD))
         if side.spec.ambushed:
-            mods.append(Modifier("ambushed (§7.10.5)", T.COMMAND_AMBUSHED_MOD))
+            mods.append(Modifier("ambushed", T.COMMAND_AMBUSHED_MOD))
         return mods
 
     def _general_retreat(self, side: _Side, t: int, ratio: float) -> None:
@@ -1333,7 +1336,8 @@ class _Battle:
             units = [u for u in side.units if u.spec.command_id == cmd.command_id and not u.gone]
             if not units:
                 continue
-            cmods = [Modifier(f"CV of {cmd.general_id or 'no general'}", cmd.cv), *mods]
+            general = {"general": cmd.general_id} if cmd.general_id else None
+            cmods = [Modifier("general-cv", cmd.cv, general), *mods]
             step = "command-test" if retreat else "surrender-test"
             rule = "R7.9.1 command test" if retreat else "§7.10.6 command test"
             total = self._d6(f"battle:{self.bid}:t{t}:{step}-{cmd.command_id}", rule, cmods)

@@ -19,6 +19,7 @@ from battles.models import Battle
 from campaign.exchange.replay import turn_replay
 from campaign.models import Command, Force, Turn, TurnResolution, Unit
 from campaign.turns.services import turn_resolve_after_battles
+from rules.cli.ledger_words import entry_words
 from rules.dice import ScriptedDice
 from tests.battles.conftest import (
     RAIDER_UNITS,
@@ -88,7 +89,7 @@ def test_tv10_wounded_check_of_a_victorious_unit_in_enemy_territory(
 
     checks = after_checks(ledger)
     assert list(checks) == ["after:t1-b1:wounded-d3u3"]  # the losers' killed are all dead
-    roll = checks["after:t1-b1:wounded-d3u3"]
+    roll = entry_words(checks["after:t1-b1:wounded-d3u3"])
     assert roll["rule"] == "R8.1"
     assert roll["natural"] == [6, 6, 5, 5, 4, 2]
     assert roll["modifiers"] == [{"reason": "enemy territory", "value": -1}]
@@ -124,7 +125,7 @@ def test_tv11_deserter_check_of_a_routed_average_unit_of_the_loser(
 
     checks = after_checks(ledger)
     assert list(checks) == ["after:t1-b1:deserters-r3u1"]
-    roll = checks["after:t1-b1:deserters-r3u1"]
+    roll = entry_words(checks["after:t1-b1:deserters-r3u1"])
     assert roll["rule"] == "R8.2"
     assert roll["natural"] == [6, 4, 4, 3, 3, 1, 1, 1, 1]
     assert roll["modifiers"] == [{"reason": "quality: average", "value": 1}]
@@ -190,7 +191,7 @@ def test_tv09_general_retreat_exits_are_not_deserter_checked(
 
     checks = after_checks(ledger)
     assert list(checks) == ["after:t1-b1:deserters-r3u5"]  # no wounded, no GR check
-    roll = checks["after:t1-b1:deserters-r3u5"]
+    roll = entry_words(checks["after:t1-b1:deserters-r3u5"])
     assert roll["natural"] == [6, 5, 4, 3, 2, 1]
     assert roll["modifiers"] == [{"reason": "quality: veteran", "value": 2}]
     assert roll["details"] == [

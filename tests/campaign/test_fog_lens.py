@@ -31,14 +31,20 @@ def initiative(seq: int, force: str, total: int) -> dict[str, Any]:
         f"movement:initiative-{force}",
         "R6.1.3",
         total,
-        modifiers=[{"reason": "leader CV", "value": 2}],
-        outcome=f"initiative {total}",
+        modifiers=[{"reason": "leader-cv", "value": 2}],
+        outcome="initiative",
+        values={"n": total},
     )
 
 
 def tie(seq: int, force: str, total: int) -> dict[str, Any]:
     return roll(
-        seq, f"movement:initiative-{force}", "R6.1.5", total, outcome=f"tie re-roll {total}"
+        seq,
+        f"movement:initiative-{force}",
+        "R6.1.5",
+        total,
+        outcome="tie-reroll",
+        values={"n": total},
     )
 
 
@@ -101,3 +107,28 @@ def test_what_an_enemy_force_does_in_its_camp_is_not_shown():
     assert event_visible(LENS, moved)  # seen on the map
     assert event_visible(LENS, own)  # an ally's test: the side's own
     assert event_visible(Lens(everything=True), tested)
+
+
+def test_a_code_whose_params_name_something_hidden_is_hidden():
+    """A battle roll of side A's f1u1 against the hidden f4's unit: the modifier that names
+    f4u1 (its Combat) is shown as hidden, without its id; the others keep their params."""
+    entry = roll(
+        1,
+        "battle:t1-b1:f1u1:t1:attack",
+        "§10.4 attack",
+        0,
+        modifiers=[
+            {"reason": "combat", "value": 3},
+            {"reason": "enemy-combat", "value": -2, "params": {"unit": "f4u1"}},
+            {"reason": "enemy-combat", "value": -1, "params": {"unit": "f3u1"}},
+        ],
+        outcome="hits",
+        values={"n": 2, "on": 5},
+    )
+    [shown] = ledger_for(LENS, [entry])
+    assert shown["modifiers"] == [
+        {"reason": "combat", "value": 3},
+        {"reason": "hidden", "value": -2},
+        {"reason": "enemy-combat", "value": -1, "params": {"unit": "f3u1"}},
+    ]
+    assert (shown["outcome"], shown["values"]) == ("hits", {"n": 2, "on": 5})

@@ -20,6 +20,7 @@ from rules.battle import (
     PendingBattle,
     UnitLoss,
 )
+from rules.cli.ledger_words import detail_words, outcome_words
 from rules.dice import ScriptedDice
 from rules.errors import InvalidResult
 from rules.orders import ForceOrders, PlayerOrders
@@ -169,7 +170,7 @@ def test_tv10_wounded_check_of_a_victorious_unit_in_enemy_territory():
     rec = d.ledger[0]
     assert (rec.purpose, rec.rule) == ("after:b1:wounded-wolves", "R8.1")
     assert [m.value for m in rec.modifiers] == [-1]
-    assert rec.outcome == "4 recovered, 2 dead"
+    assert outcome_words(rec.outcome, rec.values) == "4 recovered, 2 dead"
     wc = next(e for e in events if type(e).__name__ == "WoundedChecked")
     assert (wc.recovered, wc.dead) == (4, 2)
     # the loser's killed are dead without a roll (R8.1.1); its only unit is gone
@@ -186,7 +187,7 @@ def test_d10_wounded_check_in_friendly_territory_on_a_stalemate():
     b = battle(s, (3, 1), ["b1"], ["r1"])
     r = result((S, S), UnitLoss("u1", killed=6))
     new, _, d = run(s, [b], [r], [1, 2, 3, 4, 5, 6])
-    assert d.ledger[0].details == (
+    assert tuple(map(detail_words, d.ledger[0].details)) == (
         "1: dead (natural 1)",
         "2→3: dead",
         "3→4: recovered",
@@ -315,7 +316,7 @@ def test_d27_deserter_minus_one_when_this_loss_made_the_force_shattered():
     new, events, d = run(s, [b], [result((W, L), UnitLoss("avg", fled=2))], [4, 3])
     assert new.force("b").status is Status.SHATTERED
     assert [m.value for m in d.ledger[0].modifiers] == [1, -1]
-    assert d.ledger[0].details == ("4→4: returned", "3→3: deserted")
+    assert tuple(map(detail_words, d.ledger[0].details)) == ("4→4: returned", "3→3: deserted")
     assert kinds(events).index("ReactionSuffered") < kinds(events).index("DesertersChecked")
 
 

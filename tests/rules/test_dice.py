@@ -69,15 +69,22 @@ def test_a_ledger_entry_records_purpose_rule_dice_modifiers_total_and_outcome():
     rec = dice.roll(
         purpose="movement:force-7",
         rule="R6.2",
-        modifiers=[Modifier("enemy territory", -1), Modifier("nothing", 0)],
+        modifiers=[Modifier("territory", -1, {"territory": "enemy"}), Modifier("nothing", 0)],
         judge=lambda total, nat: f"total {total} from {nat}",
     )
     assert (rec.seq, rec.purpose, rec.rule, rec.sides) == (1, "movement:force-7", "R6.2", 6)
     assert (rec.natural, rec.value, rec.total) == ((4,), 4, 3)
-    assert rec.modifiers == (Modifier("enemy territory", -1),)  # zero modifiers dropped
+    assert rec.modifiers == (
+        Modifier("territory", -1, {"territory": "enemy"}),
+    )  # zero modifiers dropped
     assert rec.outcome == "total 3 from (4,)"
-    second = dice.roll(purpose="x", rule="R1", judge=lambda t, n: ("two", ["a", "b"]))
-    assert (second.seq, second.outcome, second.details) == (2, "two", ("a", "b"))
+    second = dice.roll(purpose="x", rule="R1", judge=lambda t, n: ("two", {"n": 2}, [{"die": 1}]))
+    assert (second.seq, second.outcome, second.values, second.details) == (
+        2,
+        "two",
+        {"n": 2},
+        ({"die": 1},),
+    )
     assert dice.ledger == [rec, second]
     assert rec.to_dict() == {
         "seq": 1,
@@ -85,10 +92,11 @@ def test_a_ledger_entry_records_purpose_rule_dice_modifiers_total_and_outcome():
         "rule": "R6.2",
         "sides": 6,
         "natural": [4],
-        "modifiers": [{"reason": "enemy territory", "value": -1}],
+        "modifiers": [{"reason": "territory", "value": -1, "params": {"territory": "enemy"}}],
         "total": 3,
         "outcome": "total 3 from (4,)",
         "details": [],
+        "values": {},
     }
 
 
@@ -138,14 +146,14 @@ def test_a_die_needs_a_face():
 def test_a_roll_with_its_outcomes_written_out_is_the_judged_roll(make):
     """`roll_texts` (the initiative, tie and movement rolls) records what `roll` with a
     judge records: the same entry, the same dice drawn."""
-    from rules.dice import OutcomeTexts
+    from rules.dice import Outcomes
 
-    texts = OutcomeTexts("total {}".format)
+    texts = Outcomes(lambda t: ("total", {"n": t}))
     plain, judged = make(), make()
-    for mods in [(), (Modifier("leader CV", 2),), (Modifier("a", -1), Modifier("b", 3)), ()]:
+    for mods in [(), (Modifier("leader-cv", 2),), (Modifier("a", -1), Modifier("b", 3)), ()]:
         got = plain.roll_texts("p", "R6.1.3", texts, mods)
         want = judged.roll(
-            purpose="p", rule="R6.1.3", modifiers=mods, judge=lambda t, _n: f"total {t}"
+            purpose="p", rule="R6.1.3", modifiers=mods, judge=lambda t, _n: ("total", {"n": t})
         )
         assert got == want and type(got) is type(want)
     assert plain.ledger_dicts() == judged.ledger_dicts()

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from rules.battle import UnitStart
 from rules.checks import battle_result
 from rules.cli import pool as pool_module
+from rules.cli.ledger_words import modifier_words, outcome_words
 from rules.cli.pool import POOL_FROM, odds_pool
 from rules.codec import to_data
 from rules.dice import SeededDice
@@ -67,8 +68,8 @@ def test_action_roll_counts_successes_and_rolls_criticals(scripted):
     got = action_roll(dice, purpose="p", rule="§10.4 attack", count=4, threshold=6, noun="hit")
     assert got == 5
     assert [r.rule for r in dice.ledger] == ["§10.4 attack", "§10.4 critical", "§10.4 critical"]
-    assert dice.ledger[0].outcome == "3 hits on 6+, 2 critical"
-    assert dice.ledger[2].outcome == "1 hit on 6+"
+    assert outcome_words(*dice.ledger[0][7:9]) == "3 hits on 6+, 2 critical"
+    assert outcome_words(*dice.ledger[2][7:9]) == "1 hit on 6+"
 
 
 def test_action_roll_without_ledger_reads_the_same_dice(scripted):
@@ -163,7 +164,7 @@ def first_seed(inp: BattleInput, want, seeds=range(200)):
 
 
 def mods(rec) -> dict[str, int]:
-    return {m.reason: m.value for m in rec.modifiers}
+    return {modifier_words(m.reason, m.params): m.value for m in rec.modifiers}
 
 
 # --- determinism and the fast path ------------------------------------------------------------

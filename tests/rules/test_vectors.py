@@ -15,6 +15,7 @@ import pytest
 from rules import checks
 from rules import tables as T
 from rules.cli.calculator import calculate
+from rules.cli.ledger_words import detail_words, modifier_words
 from rules.setup.battle_clock import TimeSpell, battle_turn_count, clock_segment
 from rules.setup.forces import validate_force_organisation
 from rules.setup.holdings import holding_spacing_ok, validate_holding_placement
@@ -197,7 +198,7 @@ def test_tv04_force_test_changing_orders(scripted):
     res = checks.force_test(
         scripted([4]), purpose="t", cv=3, status=S.PROBE, requested=S.FULL_SPEED, territory=Tr.ENEMY
     )
-    assert [m.value for m in res.record.modifiers if m.reason != "leader CV"] == [-1]
+    assert [m.value for m in res.record.modifiers if m.reason != "leader-cv"] == [-1]
     assert (res.total, res.outcome, res.new_status) == (6, "ok", S.FULL_SPEED)
 
 
@@ -216,7 +217,7 @@ def test_tv06_movement_method(scripted):
         features={F.RIVER, F.SWAMP},
         territory=Tr.ENEMY,
     )
-    by_reason = {m.reason: m.value for m in res.record.modifiers}
+    by_reason = {modifier_words(m.reason, m.params): m.value for m in res.record.modifiers}
     assert by_reason == {
         "starts on river": -1,
         "starts on swamp": -1,
@@ -260,7 +261,7 @@ def test_tv10_wounded_check_example(scripted):
     res = checks.wounded_check(
         scripted([6, 6, 5, 5, 4, 2]), purpose="t", killed=6, territory=Tr.ENEMY
     )
-    assert res.record.details == (
+    assert tuple(map(detail_words, res.record.details)) == (
         "6: recovered (natural 6)",
         "6: recovered (natural 6)",
         "5→4: recovered",
@@ -277,7 +278,7 @@ def test_tv11_deserter_check_example_default_rule(scripted):
         scripted([6, 4, 4, 3, 3, 1, 1, 1, 1]), purpose="t", figures=9, quality=Q.AVERAGE
     )
     assert (res.kept, res.lost) == (5, 4)
-    assert res.record.details[1:5] == (
+    assert tuple(map(detail_words, res.record.details[1:5])) == (
         "4→5: returned",
         "4→5: returned",
         "3→4: returned",
@@ -294,7 +295,12 @@ def test_tv11_deserter_check_example_alternative_rule(scripted):
         quality=Q.AVERAGE,
         shattered=True,
     )
-    assert [d.split(":")[0] for d in res.record.details[1:5]] == ["4→4", "4→4", "3→3", "3→3"]
+    assert [detail_words(d).split(":")[0] for d in res.record.details[1:5]] == [
+        "4→4",
+        "4→4",
+        "3→3",
+        "3→3",
+    ]
     assert (res.kept, res.lost) == (3, 6)
 
 
@@ -506,7 +512,7 @@ def test_d10_wounded_check_in_friendly_territory(scripted):
     res = checks.wounded_check(
         scripted([1, 2, 3, 4, 5, 6]), purpose="t", killed=6, territory=Tr.FRIENDLY
     )
-    assert res.record.details == (
+    assert tuple(map(detail_words, res.record.details)) == (
         "1: dead (natural 1)",
         "2→3: dead",
         "3→4: recovered",
@@ -539,7 +545,11 @@ def test_d11_loser_gets_no_wounded_check_and_mercenaries_desert():
 
 def test_d12_deserter_check_elite(scripted):
     res = checks.deserter_check(scripted([1, 2, 3]), purpose="t", figures=3, quality=Q.ELITE)
-    assert res.record.details == ("1: deserted (natural 1)", "2→5: returned", "3→6: returned")
+    assert tuple(map(detail_words, res.record.details)) == (
+        "1: deserted (natural 1)",
+        "2→5: returned",
+        "3→6: returned",
+    )
     assert (res.kept, res.lost) == (2, 1)
 
 
@@ -689,7 +699,7 @@ def test_d22_incursion_snow_effects():
     test = checks.force_test_modifiers(cv=3, status=S.PROBE, snow=2)
     wtf = checks.will_to_fight_modifiers(checks.WillToFightInputs(snow=2))
     assert [m.value for m in move] == [-2]
-    assert [m.value for m in test if m.reason != "leader CV"] == [-2]
+    assert [m.value for m in test if m.reason != "leader-cv"] == [-2]
     assert [m.value for m in wtf if m.value] == [-2]
 
 
@@ -723,7 +733,7 @@ def test_d27_deserter_minus_one_after_this_battle_shattered_the_force(scripted):
         scripted([4, 3]), purpose="t", figures=2, quality=Q.AVERAGE, shattered=after is S.SHATTERED
     )
     assert values(res.record) == [+1, -1]
-    assert res.record.details == ("4→4: returned", "3→3: deserted")
+    assert tuple(map(detail_words, res.record.details)) == ("4→4: returned", "3→3: deserted")
     assert (res.kept, res.lost) == (1, 1)
 
 

@@ -112,7 +112,7 @@ def test_raider_sees_his_movements_and_rolls_but_no_hidden_defender(resolved):
     assert "movement:force-r3" in html and "movement:initiative-r1" in html
     assert "R6.2" in html and "R6.1.3" in html
     assert "+1 starts on road" in html and "+2 Full Speed order" in html
-    assert "1D6: 5" in html and "3 square(s)" in html
+    assert "1D6: 5" in html and "3 squares" in html
     assert "your side saw these forces move in this order" in html
     absent(html, HIDDEN_DEFENDERS, DEFENDER_IDS)
     assert "initiative-d" not in html
