@@ -1,9 +1,10 @@
 """Accounts: creating one (with its profile), confirming its email address, changing it.
 
-A sign-up makes a Django user whose display name is `first_name` and whose language is on
-its `Profile`. With `settings.ACCOUNT_EMAIL_VERIFICATION` on, the account is inactive until
-the link in the email we send is followed; a sign-up from an invitation link then keeps the
-invitation's token in that link, and the campaign is joined when the address is confirmed.
+A sign-up makes a Django user whose display name is `first_name` and whose language and time
+zone are on its `Profile`. With `settings.ACCOUNT_EMAIL_VERIFICATION` on, the account is
+inactive until the link in the email we send is followed; a sign-up from an invitation link
+then keeps the invitation's token in that link, and the campaign is joined when the address
+is confirmed.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from django.utils.translation import gettext as _
 from accounts.models import Profile
 from campaign.errors import ServiceError
 from campaign.models import Invitation, Membership
+from campaign.moments import DEFAULT_ZONE, Reading, reading_of, zone_valid
 from campaign.setup import invitations
 
 
@@ -57,12 +59,20 @@ def absolute_url(path: str) -> str:
 
 @transaction.atomic
 def account_create(
-    *, username: str, display_name: str, email: str, password: str, language: str, active: bool
+    *,
+    username: str,
+    display_name: str,
+    email: str,
+    password: str,
+    language: str,
+    active: bool,
+    time_zone: str = DEFAULT_ZONE,
 ) -> User:
+    _zone_check(time_zone)
     user = User(username=username, first_name=display_name, email=email, is_active=active)
     user.set_password(password)
     user.save()
-    Profile.objects.create(user=user, language=language)
+    Profile.objects.create(user=user, language=language, time_zone=time_zone)
     return user
 
 
@@ -74,6 +84,7 @@ def account_signup(
     email: str,
     password: str,
     language: str,
+    time_zone: str = DEFAULT_ZONE,
     invitation_token: str | None = None,
 ) -> Signup:
     """A new account, active at once or waiting for its address to be confirmed (then the
@@ -86,6 +97,7 @@ def account_signup(
         email=email,
         password=password,
         language=language,
+        time_zone=time_zone,
         active=not verifying,
     )
     membership = None
@@ -163,12 +175,29 @@ def account_activate(*, user: User) -> User:
 
 
 @transaction.atomic
-def account_update(*, user: User, display_name: str, email: str, language: str) -> User:
+def account_update(
+    *, user: User, display_name: str, email: str, language: str, time_zone: str | None = None
+) -> User:
     user.first_name = display_name
     user.email = email
     user.save(update_fields=["first_name", "email"])
     profile_language_set(user=user, language=language)
+    if time_zone is not None:
+        profile_zone_set(user=user, time_zone=time_zone)
     return user
+
+
+def _zone_check(time_zone: str) -> None:
+    if not zone_valid(time_zone):
+        raise ServiceError({"time_zone": [_("Choose one of the time zones offered.")]})
+
+
+def profile_zone_set(*, user: User, time_zone: str) -> Profile:
+    _zone_check(time_zone)
+    profile, _created = Profile.objects.update_or_create(
+        user=user, defaults={"time_zone": time_zone}
+    )
+    return profile
 
 
 def profile_language_set(*, user: User, language: str) -> Profile:
@@ -181,3 +210,8 @@ def profile_language_set(*, user: User, language: str) -> Profile:
 def profile_language(*, user: User) -> str | None:
     """The language `user` chose, None if he never did."""
     return Profile.objects.filter(user=user).values_list("language", flat=True).first()
+
+
+def profile_reading(*, user: User) -> Reading:
+    """The language and time zone `user` reads in (the site's defaults where he chose none)."""
+    return reading_of(user)

@@ -20,9 +20,10 @@ from django.utils.translation import gettext as _
 
 from campaign.errors import ServiceError
 from campaign.models import Campaign, Invitation, Membership, Player, Side
+from campaign.moments import moment
+from campaign.selectors import user_label
 from campaign.setup.base import campaign_lock
 from campaign.setup.services import player_create
-from campaign.templatetags.moments import moment
 
 INVITATION_TOKEN_BYTES = 24
 
@@ -85,7 +86,7 @@ def invitation_send(*, invitation: Invitation, to: str) -> None:
         "campaign": campaign,
         "invitation": invitation,
         "url": invitation_url(invitation=invitation),
-        "inviter": (inviter.get_full_name() or inviter.get_username()) if inviter else "",
+        "inviter": user_label(inviter) if inviter else "",
     }
     # a line break in a name must not reach a mail header
     name = " ".join(campaign.name.split())
@@ -143,7 +144,7 @@ def invitation_accept(*, token: str, user: User) -> Membership:
         raise ServiceError(refusal)
     player = invitation.player
     if invitation.side is not None:
-        name = (user.get_full_name() or user.get_username()).strip()
+        name = user_label(user).strip()
         player = player_create(campaign=campaign, side=invitation.side, name=name)
     membership = Membership.objects.create(
         campaign=campaign, user=user, role=invitation.role, player=player
