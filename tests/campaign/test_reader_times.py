@@ -103,7 +103,9 @@ def _notice(cast, who: str, **fields) -> Notification:
 
 def test_a_notice_title_is_written_in_its_readers_language(cast, deadline):
     params = title_params("turn-opened", campaign="Incursion", turn=8)
-    _notice(cast, "side_a", key="new", subject="Incursion: turn 8 is open for orders", params=params)
+    _notice(
+        cast, "side_a", key="new", subject="Incursion: turn 8 is open for orders", params=params
+    )
     _notice(cast, "side_a", key="old", subject="An old notice, as it was written")
     html = cast.client("side_a").get(reverse("notifications:log")).content.decode()
     assert "Incursion: il turno 8 è aperto agli ordini" in html
