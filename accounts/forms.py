@@ -214,9 +214,8 @@ class PasswordResetForm(auth_forms.PasswordResetForm):
         to_email: str,
         html_email_template_name: str | None = None,
     ) -> None:
-        """In the language the user chose, else in the page's."""
-        language = services.profile_language(user=context["user"])
-        with translation.override(language or translation.get_language()):
+        """In the language and on the clock the user chose, else the page's."""
+        with services.reading_for(user=context["user"]):
             super().send_mail(
                 subject_template_name,
                 email_template_name,

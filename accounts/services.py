@@ -10,6 +10,8 @@ is confirmed.
 from __future__ import annotations
 
 import smtplib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -20,7 +22,6 @@ from django.core.mail import EmailMessage
 from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import translation
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 from django.utils.translation import gettext as _
@@ -28,7 +29,14 @@ from django.utils.translation import gettext as _
 from accounts.models import Profile
 from campaign.errors import ServiceError
 from campaign.models import Invitation, Membership
-from campaign.moments import DEFAULT_ZONE, Reading, reading_of, zone_valid
+from campaign.moments import (
+    DEFAULT_ZONE,
+    Reading,
+    reading_as,
+    reading_for_email,
+    reading_of,
+    zone_valid,
+)
 from campaign.setup import invitations
 
 
@@ -142,7 +150,7 @@ def verification_send(*, user: User, invitation_token: str | None = None) -> Non
         "days": max(1, settings.PASSWORD_RESET_TIMEOUT // 86400),
     }
     # in the language he chose at sign-up, whatever the page's
-    with translation.override(profile_language(user=user) or translation.get_language()):
+    with reading_for(user=user):
         subject = render_to_string("accounts/email/verify_subject.txt", context)
         body = render_to_string("accounts/email/verify.txt", context).strip()
     message = EmailMessage(subject=" ".join(subject.split()), body=body, to=[user.email])
@@ -215,3 +223,11 @@ def profile_language(*, user: User) -> str | None:
 def profile_reading(*, user: User) -> Reading:
     """The language and time zone `user` reads in (the site's defaults where he chose none)."""
     return reading_of(user)
+
+
+@contextmanager
+def reading_for(*, user: User) -> Iterator[Reading]:
+    """Write an email for `user`: in his language and on his clock; for an account that never
+    chose (no profile), in the page's language."""
+    with reading_as(reading_for_email(user)) as reading:
+        yield reading

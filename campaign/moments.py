@@ -21,7 +21,7 @@ import functools
 import zoneinfo
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
@@ -109,6 +109,15 @@ def readings_of(user_ids: Iterable[int]) -> dict[int, Reading]:
 
 def reading_of(user: User) -> Reading:
     return readings_of([user.pk])[user.pk]
+
+
+def reading_for_email(user: User | None) -> Reading:
+    """Whom an email is for: his language and zone; for someone who never chose (no profile,
+    no account), the language active now (the page that sends it) on UTC's clock."""
+    reading = reading_of(user) if user is not None else DEFAULT_READING
+    if reading.chosen:
+        return reading
+    return replace(reading, language=translation.get_language() or reading.language)
 
 
 @contextmanager

@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 
 from campaign.errors import ServiceError
 from campaign.models import Campaign, Invitation, Membership, Player, Side
-from campaign.moments import moment
+from campaign.moments import moment, reading_as, reading_for_email
 from campaign.selectors import user_label
 from campaign.setup.base import campaign_lock
 from campaign.setup.services import player_create
@@ -79,7 +79,9 @@ def invitation_url(*, invitation: Invitation) -> str:
 
 
 def invitation_send(*, invitation: Invitation, to: str) -> None:
-    """Email the invitation's link to `to`, saying what it offers and who sends it."""
+    """Email the invitation's link to `to`, saying what it offers and who sends it: in the
+    language and on the clock of the account with that address if there is one, else in the
+    GM's page's language, on UTC's clock."""
     campaign = invitation.campaign
     inviter = invitation.created_by
     context = {
@@ -90,8 +92,10 @@ def invitation_send(*, invitation: Invitation, to: str) -> None:
     }
     # a line break in a name must not reach a mail header
     name = " ".join(campaign.name.split())
-    subject = _("You are invited to the campaign %(c)s") % {"c": name}
-    body = render_to_string("campaign/email/invitation.txt", context)
+    known = get_user_model().objects.filter(email__iexact=to).order_by("pk").first()
+    with reading_as(reading_for_email(known)):
+        subject = _("You are invited to the campaign %(c)s") % {"c": name}
+        body = render_to_string("campaign/email/invitation.txt", context)
     send_mail(subject, body, None, [to])
 
 
