@@ -94,9 +94,12 @@ class ExtendForm(forms.Form):
 
 
 def deadline_initial(turn: Turn, deadline: datetime | None) -> dict[str, Any]:
-    """A deadline as the GM's form shows it: on the clock of the turn's time zone."""
+    """A deadline as the GM's form shows it: on the clock of the time zone it was set in; with
+    none set yet, the GM's own zone is offered (the reader's: `campaign.moments`)."""
     initial: dict[str, Any] = {"timezone": turn.timezone}
-    if deadline is not None:
+    if deadline is None:
+        initial["timezone"] = djtz.get_current_timezone_name()
+    else:
         zone: tzinfo
         try:
             zone = zoneinfo.ZoneInfo(turn.timezone)

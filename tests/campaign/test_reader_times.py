@@ -135,3 +135,10 @@ def test_the_migration_reads_the_english_subjects_back_into_codes():
         "deadline-changed"
     )
     assert read("amended", "Incursion: il master ha emendato il turno 2") is None
+
+
+def test_the_gm_sets_a_first_deadline_on_his_own_clock(cast):
+    reads_in(cast.users["gm"], zone="Asia/Tokyo")
+    html = _get(cast, "gm", "campaign:detail")
+    form = html.split('name="timezone"', 1)[1].split("</select>", 1)[0]
+    assert '<option value="Asia/Tokyo" selected>Tokyo</option>' in form
