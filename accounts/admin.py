@@ -14,7 +14,7 @@ admin.site.login_form = AdminLoginForm
 
 @admin.register(Profile)
 class ProfileAdmin(ModelAdmin[Profile]):
-    list_display = ["user", "language"]
+    list_display = ["user", "language", "time_zone"]
     list_filter = ["language"]
     search_fields = ["user__username", "user__email", "user__first_name"]
     list_select_related = ["user"]

@@ -16,6 +16,7 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from accounts import limits, services
+from campaign.moments import DEFAULT_ZONE, timezone_choices, zone_valid
 
 TOO_MANY = "too_many_attempts"
 
@@ -40,6 +41,26 @@ def _language_field() -> forms.ChoiceField:
     )
 
 
+class ZoneField(forms.ChoiceField):
+    """A time zone of the IANA database, chosen from its regions (`campaign.moments`). On
+    the sign-up form the browser's own zone is preselected by static/js/site.js
+    (`data-browser-zone`), UTC without JavaScript. Left out of a form posted by other means:
+    UTC for a new account, unchanged on the account page."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("label", _("Time zone"))
+        kwargs.setdefault(
+            "help_text", _("Every date and time on the site and in our emails is on its clock.")
+        )
+        super().__init__(choices=timezone_choices, **kwargs)
+
+    def validate(self, value: Any) -> None:
+        super().validate(value)
+        if value and not zone_valid(value):
+            raise ValidationError(_("Choose one of the time zones offered."), code="zone")
+
+
 class _EmailUnique:
     """An email address is one account's: the password reset finds the account by it."""
 
@@ -58,13 +79,14 @@ class _EmailUnique:
 
 class SignupForm(_EmailUnique, auth_forms.UserCreationForm[User]):
     """User name, display name, email, the password twice (checked by Django's password
-    validators) and the language."""
+    validators), the language and the time zone."""
 
     email = forms.EmailField(
         label=_("Email address"),
         help_text=_("We send the links to confirm it and to reset your password here."),
     )
     language = _language_field()
+    time_zone = ZoneField(initial=DEFAULT_ZONE)
 
     class Meta(auth_forms.UserCreationForm.Meta):
         model = User
@@ -76,6 +98,8 @@ class SignupForm(_EmailUnique, auth_forms.UserCreationForm[User]):
         kwargs.setdefault("initial", {}).setdefault("language", language_initial())
         super().__init__(*args, **kwargs)
         self.fields["first_name"].required = True
+        if not self.is_bound:  # the browser's zone, unless the visitor chose one
+            self.fields["time_zone"].widget.attrs["data-browser-zone"] = ""
 
     def account_fields(self) -> dict[str, str]:
         """The cleaned fields, as `accounts.services.account_signup` takes them."""
@@ -86,14 +110,16 @@ class SignupForm(_EmailUnique, auth_forms.UserCreationForm[User]):
             "email": d["email"],
             "password": d["password1"],
             "language": d["language"],
+            "time_zone": d["time_zone"] or DEFAULT_ZONE,
         }
 
 
 class AccountForm(_EmailUnique, forms.ModelForm):  # type: ignore[type-arg]
-    """The account page: display name, email address and language."""
+    """The account page: display name, email address, language and time zone."""
 
     email = forms.EmailField(label=_("Email address"))
     language = _language_field()
+    time_zone = ZoneField()
 
     class Meta:
         model = User
@@ -188,9 +214,8 @@ class PasswordResetForm(auth_forms.PasswordResetForm):
         to_email: str,
         html_email_template_name: str | None = None,
     ) -> None:
-        """In the language the user chose, else in the page's."""
-        language = services.profile_language(user=context["user"])
-        with translation.override(language or translation.get_language()):
+        """In the language and on the clock the user chose, else the page's."""
+        with services.reading_for(user=context["user"]):
             super().send_mail(
                 subject_template_name,
                 email_template_name,

@@ -1,4 +1,5 @@
-"""What an account adds to Django's user: the language he reads the site in.
+"""What an account adds to Django's user: the language he reads the site in, and his time zone
+(every moment on every page, email and notice is on his clock: `campaign.moments`).
 
 The display name needs no row of its own: it is `User.first_name`, which
 `campaign.selectors.user_label` (through `get_full_name()`) shows everywhere a user is named,
@@ -18,6 +19,8 @@ class Profile(models.Model):
     language = models.CharField(
         _("language"), max_length=8, choices=settings.LANGUAGES, default=settings.LANGUAGE_CODE
     )
+    # an IANA name ("Europe/Rome"), checked with zoneinfo by the forms and the services
+    time_zone = models.CharField(_("time zone"), max_length=64, default="UTC")
 
     class Meta:
         verbose_name = _("profile")

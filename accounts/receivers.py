@@ -9,14 +9,16 @@ from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 from django.http import HttpRequest
 
-from accounts import services
-from accounts.middleware import language_remember
+from accounts.middleware import language_remember, reading_keep
 
 
 @receiver(user_logged_in, dispatch_uid="accounts.language_apply")
 def language_apply(sender: Any, request: HttpRequest | None, user: User, **kwargs: Any) -> None:
-    """The language the user chose becomes the browser's (the language cookie): one read of
-    his profile per login, none per request."""
-    language = services.profile_language(user=user)
-    if language and request is not None:
-        language_remember(request, language)
+    """The language and time zone the user chose are his session's (one read of his profile
+    per login: `accounts.middleware`), and his language the browser's (the language cookie,
+    for after he logs out)."""
+    if request is None:
+        return
+    reading = reading_keep(request, user)
+    if reading.chosen:
+        language_remember(request, reading.language)

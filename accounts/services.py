@@ -1,14 +1,17 @@
 """Accounts: creating one (with its profile), confirming its email address, changing it.
 
-A sign-up makes a Django user whose display name is `first_name` and whose language is on
-its `Profile`. With `settings.ACCOUNT_EMAIL_VERIFICATION` on, the account is inactive until
-the link in the email we send is followed; a sign-up from an invitation link then keeps the
-invitation's token in that link, and the campaign is joined when the address is confirmed.
+A sign-up makes a Django user whose display name is `first_name` and whose language and time
+zone are on its `Profile`. With `settings.ACCOUNT_EMAIL_VERIFICATION` on, the account is
+inactive until the link in the email we send is followed; a sign-up from an invitation link
+then keeps the invitation's token in that link, and the campaign is joined when the address
+is confirmed.
 """
 
 from __future__ import annotations
 
 import smtplib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -19,7 +22,6 @@ from django.core.mail import EmailMessage
 from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import translation
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 from django.utils.translation import gettext as _
@@ -27,6 +29,14 @@ from django.utils.translation import gettext as _
 from accounts.models import Profile
 from campaign.errors import ServiceError
 from campaign.models import Invitation, Membership
+from campaign.moments import (
+    DEFAULT_ZONE,
+    Reading,
+    reading_as,
+    reading_for_email,
+    reading_of,
+    zone_valid,
+)
 from campaign.setup import invitations
 
 
@@ -57,12 +67,20 @@ def absolute_url(path: str) -> str:
 
 @transaction.atomic
 def account_create(
-    *, username: str, display_name: str, email: str, password: str, language: str, active: bool
+    *,
+    username: str,
+    display_name: str,
+    email: str,
+    password: str,
+    language: str,
+    active: bool,
+    time_zone: str = DEFAULT_ZONE,
 ) -> User:
+    _zone_check(time_zone)
     user = User(username=username, first_name=display_name, email=email, is_active=active)
     user.set_password(password)
     user.save()
-    Profile.objects.create(user=user, language=language)
+    Profile.objects.create(user=user, language=language, time_zone=time_zone)
     return user
 
 
@@ -74,6 +92,7 @@ def account_signup(
     email: str,
     password: str,
     language: str,
+    time_zone: str = DEFAULT_ZONE,
     invitation_token: str | None = None,
 ) -> Signup:
     """A new account, active at once or waiting for its address to be confirmed (then the
@@ -86,6 +105,7 @@ def account_signup(
         email=email,
         password=password,
         language=language,
+        time_zone=time_zone,
         active=not verifying,
     )
     membership = None
@@ -130,7 +150,7 @@ def verification_send(*, user: User, invitation_token: str | None = None) -> Non
         "days": max(1, settings.PASSWORD_RESET_TIMEOUT // 86400),
     }
     # in the language he chose at sign-up, whatever the page's
-    with translation.override(profile_language(user=user) or translation.get_language()):
+    with reading_for(user=user):
         subject = render_to_string("accounts/email/verify_subject.txt", context)
         body = render_to_string("accounts/email/verify.txt", context).strip()
     message = EmailMessage(subject=" ".join(subject.split()), body=body, to=[user.email])
@@ -163,12 +183,29 @@ def account_activate(*, user: User) -> User:
 
 
 @transaction.atomic
-def account_update(*, user: User, display_name: str, email: str, language: str) -> User:
+def account_update(
+    *, user: User, display_name: str, email: str, language: str, time_zone: str | None = None
+) -> User:
     user.first_name = display_name
     user.email = email
     user.save(update_fields=["first_name", "email"])
     profile_language_set(user=user, language=language)
+    if time_zone is not None:
+        profile_zone_set(user=user, time_zone=time_zone)
     return user
+
+
+def _zone_check(time_zone: str) -> None:
+    if not zone_valid(time_zone):
+        raise ServiceError({"time_zone": [_("Choose one of the time zones offered.")]})
+
+
+def profile_zone_set(*, user: User, time_zone: str) -> Profile:
+    _zone_check(time_zone)
+    profile, _created = Profile.objects.update_or_create(
+        user=user, defaults={"time_zone": time_zone}
+    )
+    return profile
 
 
 def profile_language_set(*, user: User, language: str) -> Profile:
@@ -181,3 +218,16 @@ def profile_language_set(*, user: User, language: str) -> Profile:
 def profile_language(*, user: User) -> str | None:
     """The language `user` chose, None if he never did."""
     return Profile.objects.filter(user=user).values_list("language", flat=True).first()
+
+
+def profile_reading(*, user: User) -> Reading:
+    """The language and time zone `user` reads in (the site's defaults where he chose none)."""
+    return reading_of(user)
+
+
+@contextmanager
+def reading_for(*, user: User) -> Iterator[Reading]:
+    """Write an email for `user`: in his language and on his clock; for an account that never
+    chose (no profile), in the page's language."""
+    with reading_as(reading_for_email(user)) as reading:
+        yield reading

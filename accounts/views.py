@@ -25,10 +25,11 @@ from accounts.forms import (
     SignupForm,
     language_initial,
 )
-from accounts.middleware import language_remember
+from accounts.middleware import language_remember, reading_keep
 from campaign.errors import ServiceError, form_errors_add
 from campaign.keys import key_asked
 from campaign.models import Invitation
+from campaign.selectors import user_label
 from campaign.setup import invitations
 from campaign.setup.views.players import after_join
 
@@ -80,7 +81,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 
 def _named(signup: services.Signup) -> dict[str, str]:
-    return {"name": signup.user.get_full_name() or signup.user.get_username()}
+    return {"name": user_label(signup.user)}
 
 
 @require_http_methods(["GET", "HEAD"])
@@ -126,15 +127,18 @@ def verify(request: HttpRequest, uidb64: str, token: str) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def profile(request: HttpRequest) -> HttpResponse:
-    """The account page: display name, email address and language; links to the password
-    and the notification settings."""
+    """The account page: display name, email address, language and time zone; links to the
+    password and the notification settings."""
     user = request.user
     assert isinstance(user, User)  # login_required
     language = services.profile_language(user=user)
     form = AccountForm(
         request.POST if request.method == "POST" else None,
         instance=user,
-        initial={"language": language or language_initial()},
+        initial={
+            "language": language or language_initial(),
+            "time_zone": services.profile_reading(user=user).zone,
+        },
     )
     status = 200
     if request.method == "POST":
@@ -146,11 +150,13 @@ def profile(request: HttpRequest) -> HttpResponse:
                     display_name=d["first_name"].strip(),
                     email=d["email"],
                     language=d["language"],
+                    time_zone=d["time_zone"] or None,
                 )
             except ServiceError as e:
                 form_errors_add(e, form)
             else:
                 language_remember(request, d["language"])
+                reading_keep(request, user)
                 messages.success(request, _("Your account was saved."))
                 return redirect("accounts:profile")
         status = 400
@@ -160,13 +166,16 @@ def profile(request: HttpRequest) -> HttpResponse:
 @require_POST
 def language_set(request: HttpRequest) -> HttpResponse:
     """The header's language switcher: Django's `set_language` (the cookie), and for a
-    logged-in user his profile too, so that his next login brings it back."""
+    logged-in user his account's language too (and his session's copy of it), which
+    `accounts.middleware` activates on each of his requests: the switcher and the account page
+    set one and the same language."""
     response = i18n.set_language(request)
     language = request.POST.get("language", "")
     chosen = settings.LANGUAGE_COOKIE_NAME in response.cookies
     if chosen and request.user.is_authenticated and language in dict(settings.LANGUAGES):
         assert isinstance(request.user, User)
         services.profile_language_set(user=request.user, language=language)
+        reading_keep(request, request.user)
     return response
 
 

@@ -18,8 +18,8 @@ from battles.models import Battle, BattleAudit
 from battles.rights import CLOCK_ACTIONS
 from battles.roster import Roster, battle_roster_get
 from campaign.errors import ServiceError
+from campaign.moments import moment
 from campaign.selectors import user_label
-from campaign.templatetags.moments import moment
 
 VERSION_FIELD = "version"  # the hidden field of every state-changing form of the result page
 
@@ -82,7 +82,7 @@ def _change(battle: Battle, last: BattleAudit | None) -> str:
         return _("the result of battle %(battle)s was changed") % {"battle": battle.label}
     values = {
         "who": _("the campaign clock") if last.action in CLOCK_ACTIONS else user_label(last.user),
-        "when": moment(last.created_at, battle.turn.timezone),
+        "when": moment(last.created_at),
         "battle": battle.label,
     }
     did = {

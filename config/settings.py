@@ -233,6 +233,8 @@ LANGUAGE_COOKIE_SAMESITE: Literal["Lax"] = "Lax"
 LANGUAGE_COOKIE_HTTPONLY = True  # no script reads it (static/js/site.js)
 LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_I18N = True
+# English dates as in Britain (config/formats/en); every moment shown: campaign.moments
+FORMAT_MODULE_PATH = ["config.formats"]
 TIME_ZONE = "UTC"
 USE_TZ = True
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.mail import EmailMessage, mailers
@@ -66,6 +67,7 @@ def notification_log(
     body: str,
     url: str = "",
     key: str = "",
+    params: dict[str, Any] | None = None,
 ) -> Notification:
     """Write one message to the log, once (the row of the same user, turn, kind and key if
     there is one): from now it is a notice on the user's list, its email still to be sent."""
@@ -77,6 +79,7 @@ def notification_log(
         defaults={
             "campaign_id": turn.campaign_id,
             "subject": one_line(subject),
+            "params": params or {},
             "body": body,
             "url": url,
         },
@@ -93,11 +96,19 @@ def notification_send(
     body: str,
     url: str = "",
     key: str = "",
+    params: dict[str, Any] | None = None,
 ) -> Notification:
     """Log and send one message, once: a message already sent (or skipped) for the same user,
     turn, kind and key is left as it is; one that failed is tried again."""
     notification = notification_log(
-        user=user, turn=turn, kind=kind, subject=subject, body=body, url=url, key=key
+        user=user,
+        turn=turn,
+        kind=kind,
+        subject=subject,
+        body=body,
+        url=url,
+        key=key,
+        params=params,
     )
     return send_once(notification, user)
 
@@ -114,6 +125,7 @@ class Message:
     subject: str
     body: str
     url: str
+    params: dict[str, Any] = field(default_factory=dict)
 
 
 def send_many(*, turn: Turn, kind: str, messages: list[Message]) -> list[Notification]:
@@ -133,6 +145,7 @@ def send_many(*, turn: Turn, kind: str, messages: list[Message]) -> list[Notific
                 kind=kind,
                 key=m.key,
                 subject=one_line(m.subject),
+                params=m.params,
                 body=m.body,
                 url=m.url,
             )

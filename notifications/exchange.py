@@ -53,6 +53,8 @@ def _write(campaign: Campaign, times: bool) -> Written:
                 "kind": n.kind,
                 "key": n.key,
                 "subject": n.subject,
+                # the title's code and values, when it has them (an export before had none)
+                **({"params": n.params} if n.params else {}),
                 "body": n.body,
                 **link,
                 "status": n.status,
@@ -74,6 +76,7 @@ def _restore(r: Restore) -> None:
             kind=choice(Kind, n["kind"], "notification kind"),
             key=str(n.get("key", "")),
             subject=str(n["subject"]),
+            params=n["params"] if isinstance(n.get("params"), dict) else {},
             body=str(n["body"]),
             url=root + str(n["path"]) if "path" in n else str(n.get("url", "")),
             status=choice(Notification.Status, n["status"], "notification status"),

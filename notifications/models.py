@@ -18,6 +18,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from campaign.models import Campaign, Turn
+from notifications.titles import title_read
 
 
 class Kind(models.TextChoices):
@@ -48,6 +49,8 @@ class Notification(models.Model):
     kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
     key = models.CharField(max_length=100, blank=True, default="")
     subject = models.CharField(_("subject"), max_length=200)
+    # the title's code and values, to write it in the reader's language (`title`)
+    params = models.JSONField(default=dict, blank=True)
     body = models.TextField(_("message"))
     url = models.URLField(_("link"), max_length=500, blank=True)
     status = models.CharField(
@@ -77,6 +80,12 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} · {self.get_kind_display()} · {self.turn}"
+
+    @property
+    def title(self) -> str:
+        """The title in the active language (the reader's); the stored subject for a notice
+        from before titles had codes."""
+        return title_read(self.params, self.subject)
 
 
 class NotificationPreference(models.Model):

@@ -4,9 +4,8 @@
 
 from __future__ import annotations
 
-import functools
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -16,8 +15,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone, translation
-from django.utils.translation import gettext as _
+from django.utils import timezone
 
 from battles.models import Battle
 from campaign.access import Viewer
@@ -32,6 +30,7 @@ from campaign.models import (
     Turn,
     TurnResolution,
 )
+from campaign.moments import Reading, reading_as, readings_of
 from campaign.selectors import user_label
 from notifications import selectors
 from notifications.delivery import (
@@ -43,6 +42,7 @@ from notifications.delivery import (
 )
 from notifications.digest import digest_for, force_names, player_names
 from notifications.models import Kind, Notification, NotificationPreference
+from notifications.titles import title, title_params
 
 log = logging.getLogger(__name__)
 
@@ -117,15 +117,11 @@ def _members(
     return list(qs.order_by("pk"))
 
 
-def _in_language[**P, T](fn: Callable[P, T]) -> Callable[P, T]:
-    """Emails are written in the site's language, whatever the request that caused them."""
-
-    @functools.wraps(fn)
-    def wrapped(*args: P.args, **kwargs: P.kwargs) -> T:
-        with translation.override(settings.LANGUAGE_CODE):
-            return fn(*args, **kwargs)
-
-    return wrapped
+def _readers(members: Iterable[Membership]) -> dict[int, Reading]:
+    """Each member's language and time zone, in one query: every message is written in its
+    recipient's (`campaign.moments.reading_as`), whatever the request or task that caused it,
+    and the next recipient's never inherits it."""
+    return readings_of(m.user_id for m in members)
 
 
 def _deadline_key(turn: Turn) -> str:
@@ -135,7 +131,13 @@ def _deadline_key(turn: Turn) -> str:
 # --- the notifications -----------------------------------------------------------------------
 
 
-@_in_language
+def _titled(code: str, campaign: Campaign, turn: int, **values: Any) -> dict[str, Any]:
+    """A notice's subject (its email's, in the active language: the recipient's) and what it
+    keeps to write its title again in whatever language its reader reads (`titles`)."""
+    values = {"campaign": campaign.name, "turn": turn, **values}
+    return {"subject": title(code, values), "params": title_params(code, **values)}
+
+
 def notify_turn_opened(*, turn_id: int) -> list[Notification]:
     """Tell the players of an open turn that orders are wanted, and by when. One message per
     deadline: when the GM sets or moves it, players hear of the new one."""
@@ -146,8 +148,10 @@ def notify_turn_opened(*, turn_id: int) -> list[Notification]:
     url = _orders_url(campaign)
     key = _deadline_key(turn)
     changed = Notification.objects.filter(turn=turn, kind=Kind.TURN_OPENED).exclude(key=key)
+    members = _members(campaign, roles=[Membership.Role.PLAYER])
+    readers = _readers(members)
     sent = []
-    for m in _members(campaign, roles=[Membership.Role.PLAYER]):
+    for m in members:
         if m.player is None or m.player.surrendered:
             continue
         context = {
@@ -158,31 +162,22 @@ def notify_turn_opened(*, turn_id: int) -> list[Notification]:
             "url": url,
             "deadline_changed": changed.filter(user=m.user).exists(),
         }
-        if context["deadline_changed"]:
-            subject = _("%(campaign)s: the deadline of turn %(turn)s has changed") % {
-                "campaign": campaign.name,
-                "turn": turn.number,
-            }
-        else:
-            subject = _("%(campaign)s: turn %(turn)s is open for orders") % {
-                "campaign": campaign.name,
-                "turn": turn.number,
-            }
-        sent.append(
-            notification_send(
-                user=m.user,
-                turn=turn,
-                kind=Kind.TURN_OPENED,
-                key=key,
-                subject=subject,
-                body=_render("turn_opened", context),
-                url=url,
+        code = "deadline-changed" if context["deadline_changed"] else "turn-opened"
+        with reading_as(readers[m.user_id]):
+            sent.append(
+                notification_send(
+                    user=m.user,
+                    turn=turn,
+                    kind=Kind.TURN_OPENED,
+                    key=key,
+                    **_titled(code, campaign, turn.number),
+                    body=_render("turn_opened", context),
+                    url=url,
+                )
             )
-        )
     return raise_if_failed(sent)
 
 
-@_in_language
 def notify_reminders_due(*, now: datetime | None = None) -> list[Notification]:
     """Remind the players who have not confirmed their orders, once per deadline, when it is
     24 hours away or less. A turn opened with less than a day to go has no reminder (the
@@ -205,31 +200,31 @@ def notify_reminders_due(*, now: datetime | None = None) -> list[Notification]:
             )
         )
         url = _orders_url(turn.campaign)
-        for m in _members(turn.campaign, roles=[Membership.Role.PLAYER]):
+        members = _members(turn.campaign, roles=[Membership.Role.PLAYER])
+        readers = _readers(members)
+        for m in members:
             if m.player is None or m.player.surrendered or m.player_id in confirmed:
                 continue
-            sent.append(
-                notification_send(
-                    user=m.user,
-                    turn=turn,
-                    kind=Kind.REMINDER,
-                    key=_deadline_key(turn),
-                    subject=_("%(campaign)s: orders for turn %(turn)s are due within a day")
-                    % {"campaign": turn.campaign.name, "turn": turn.number},
-                    body=_render(
-                        "reminder",
-                        {
-                            "campaign": turn.campaign,
-                            "turn": turn,
-                            "player": m.player,
-                            "user": m.user,
-                            "url": url,
-                            "saved": Orders.objects.filter(turn=turn, player=m.player).exists(),
-                        },
-                    ),
-                    url=url,
+            context = {
+                "campaign": turn.campaign,
+                "turn": turn,
+                "player": m.player,
+                "user": m.user,
+                "url": url,
+                "saved": Orders.objects.filter(turn=turn, player=m.player).exists(),
+            }
+            with reading_as(readers[m.user_id]):
+                sent.append(
+                    notification_send(
+                        user=m.user,
+                        turn=turn,
+                        kind=Kind.REMINDER,
+                        key=_deadline_key(turn),
+                        **_titled("reminder", turn.campaign, turn.number),
+                        body=_render("reminder", context),
+                        url=url,
+                    )
                 )
-            )
     return raise_if_failed(sent)
 
 
@@ -239,7 +234,6 @@ def notify_battle(*, battle_id: int) -> list[Notification]:
     return [] if turn_id is None else notify_battles(turn_id=turn_id, battle_ids=[battle_id])
 
 
-@_in_language
 def notify_battles(*, turn_id: int, battle_ids: Iterable[int] | None = None) -> list[Notification]:
     """Tell the players whose forces fight a battle of the turn that it is waiting to be
     fought: a message a battle and player, for every battle of the turn (or of `battle_ids`).
@@ -272,7 +266,7 @@ def notify_battles(*, turn_id: int, battle_ids: Iterable[int] | None = None) -> 
     }
     involved = {p for b in battles for _side, ps, _forces in sides[b.pk] for p in ps}
     members = _members(campaign, roles=[Membership.Role.PLAYER], player_keys=involved)
-    subject = _("%(campaign)s: battle at (%(x)s, %(y)s) on turn %(turn)s")
+    readers = _readers(members)
     messages = []
     for battle in battles:
         # the battle's own page: its pack, and the way to its result form
@@ -298,25 +292,19 @@ def notify_battles(*, turn_id: int, battle_ids: Iterable[int] | None = None) -> 
                 ],
                 "enemy_players": [players.get(p, p) for s in theirs for p in s[1]],
             }
-            messages.append(
-                Message(
-                    user=m.user,
-                    key=battle.key,
-                    subject=subject
-                    % {
-                        "campaign": campaign.name,
-                        "x": battle.x,
-                        "y": battle.y,
-                        "turn": turn.number,
-                    },
-                    body=_render("battle", context),
-                    url=url,
+            with reading_as(readers[m.user_id]):
+                messages.append(
+                    Message(
+                        user=m.user,
+                        key=battle.key,
+                        **_titled("battle", campaign, turn.number, x=battle.x, y=battle.y),
+                        body=_render("battle", context),
+                        url=url,
+                    )
                 )
-            )
     return raise_if_failed(send_many(turn=turn, kind=Kind.BATTLE, messages=messages))
 
 
-@_in_language
 def notify_missing_orders(*, turn_id: int) -> list[Notification]:
     """Tell each player whose forces acted under the missing-orders policy (they kept their
     status and did not move) which forces did."""
@@ -334,73 +322,69 @@ def notify_missing_orders(*, turn_id: int) -> list[Notification]:
         return []
     names = force_names([resolution.state_before])
     url = _campaign_url(turn.campaign)
+    members = _members(turn.campaign, roles=[Membership.Role.PLAYER], player_keys=held)
+    readers = _readers(members)
     sent = []
-    for m in _members(turn.campaign, roles=[Membership.Role.PLAYER], player_keys=held):
+    for m in members:
         assert m.player is not None  # the members were taken by their player's key
-        forces = [names.get(f, f) for f in held[m.player.key]]
-        sent.append(
-            notification_send(
-                user=m.user,
-                turn=turn,
-                kind=Kind.MISSING_ORDERS,
-                subject=_("%(campaign)s: your forces had no orders on turn %(turn)s")
-                % {"campaign": turn.campaign.name, "turn": turn.number},
-                body=_render(
-                    "missing_orders",
-                    {
-                        "campaign": turn.campaign,
-                        "turn": turn,
-                        "user": m.user,
-                        "forces": forces,
-                        "policy": turn.campaign.get_missing_orders_policy_display(),
-                        "url": url,
-                    },
-                ),
-                url=url,
+        with reading_as(readers[m.user_id]):
+            context = {
+                "campaign": turn.campaign,
+                "turn": turn,
+                "user": m.user,
+                "forces": [names.get(f, f) for f in held[m.player.key]],
+                "policy": turn.campaign.get_missing_orders_policy_display(),
+                "url": url,
+            }
+            sent.append(
+                notification_send(
+                    user=m.user,
+                    turn=turn,
+                    kind=Kind.MISSING_ORDERS,
+                    **_titled("missing-orders", turn.campaign, turn.number),
+                    body=_render("missing_orders", context),
+                    url=url,
+                )
             )
-        )
     return raise_if_failed(sent)
 
 
-@_in_language
 def notify_turn_resolved(*, turn_id: int) -> list[Notification]:
     """Send every member of the campaign the digest of a resolved turn, each filtered by fog of
-    war for him (`notifications.digest`)."""
+    war for him (`notifications.digest`) and written in his language."""
     turn = Turn.objects.select_related("campaign").filter(pk=turn_id).first()
     if turn is None or not turn.resolved:
         return []
     campaign = turn.campaign
     url = _absolute(reverse("campaign:report", args=[campaign.slug, turn.number]))
     next_turn = campaign.turns.filter(number__gt=turn.number).order_by("number").first()
+    members = _members(campaign, roles=Membership.Role.values)
+    readers = _readers(members)
     sent = []
-    for m in _members(campaign, roles=Membership.Role.values):
+    for m in members:
         viewer = Viewer(campaign, m.user, m.role, m.player)
-        digest = digest_for(turn=turn, viewer=viewer)
-        sent.append(
-            notification_send(
-                user=m.user,
-                turn=turn,
-                kind=Kind.TURN_RESOLVED,
-                subject=_("%(campaign)s: turn %(turn)s has been resolved")
-                % {"campaign": campaign.name, "turn": turn.number},
-                body=_render(
-                    "turn_resolved",
-                    {
-                        "campaign": campaign,
-                        "turn": turn,
-                        "user": m.user,
-                        "digest": digest,
-                        "next_turn": next_turn,
-                        "url": url,
-                    },
-                ),
-                url=url,
+        with reading_as(readers[m.user_id]):
+            context = {
+                "campaign": campaign,
+                "turn": turn,
+                "user": m.user,
+                "digest": digest_for(turn=turn, viewer=viewer),
+                "next_turn": next_turn,
+                "url": url,
+            }
+            sent.append(
+                notification_send(
+                    user=m.user,
+                    turn=turn,
+                    kind=Kind.TURN_RESOLVED,
+                    **_titled("turn-resolved", campaign, turn.number),
+                    body=_render("turn_resolved", context),
+                    url=url,
+                )
             )
-        )
     return raise_if_failed(sent)
 
 
-@_in_language
 def notify_amended(*, amendment_id: int) -> list[Notification]:
     """Tell every player of the campaign that the GM amended a past turn: what, why, and what
     changed for him (under fog of war: his side's forces and holdings, the battles it
@@ -418,8 +402,10 @@ def notify_amended(*, amendment_id: int) -> list[Notification]:
     players = {p.key: p.name for p in campaign.players.all()}
     url = _absolute(reverse("campaign:map", args=[campaign.slug]))
     readers = amendment_readers(a)
+    members = _members(campaign, roles=[Membership.Role.PLAYER, Membership.Role.OBSERVER])
+    reading = _readers(members)
     sent = []
-    for m in _members(campaign, roles=[Membership.Role.PLAYER, Membership.Role.OBSERVER]):
+    for m in members:
         shown = readers.include(Viewer(campaign, m.user, m.role, m.player))
         mine = diff
         if campaign.fog_of_war or m.role == Membership.Role.PLAYER:
@@ -428,30 +414,28 @@ def notify_amended(*, amendment_id: int) -> list[Notification]:
             side = m.player.side.key
             keys = {p.key for p in campaign.players.all() if p.side_id == m.player.side_id}
             mine = diff_for_side(diff, players=keys, side=side)
-        sent.append(
-            notification_send(
-                user=m.user,
-                turn=turn,
-                kind=Kind.AMENDED,
-                key=f"amendment:{a.number}",
-                subject=_("%(campaign)s: the game master amended turn %(turn)s")
-                % {"campaign": campaign.name, "turn": a.turn_number},
-                body=_render(
-                    "amended",
-                    {
-                        "campaign": campaign,
-                        "amendment": a,
-                        "what": amendment_title(a, players) if shown else "",
-                        "shown": shown,
-                        "user": m.user,
-                        "changes": diff_lines(mine, players),
-                        "open_turn": (a.preview or {}).get("open_turn"),
-                        "url": url,
-                    },
-                ),
-                url=url,
+        with reading_as(reading[m.user_id]):
+            context = {
+                "campaign": campaign,
+                "amendment": a,
+                "what": amendment_title(a, players) if shown else "",
+                "shown": shown,
+                "user": m.user,
+                "changes": diff_lines(mine, players),
+                "open_turn": (a.preview or {}).get("open_turn"),
+                "url": url,
+            }
+            sent.append(
+                notification_send(
+                    user=m.user,
+                    turn=turn,
+                    kind=Kind.AMENDED,
+                    key=f"amendment:{a.number}",
+                    **_titled("amended", campaign, a.turn_number),
+                    body=_render("amended", context),
+                    url=url,
+                )
             )
-        )
     return raise_if_failed(sent)
 
 
@@ -477,16 +461,19 @@ def notify_gm_reminder(
 ) -> GmReminders:
     """The game master reminds these players of the open turn that their orders are wanted:
     a notice for each member playing one, on his list at once; its email is for the caller to
-    queue (`notification_deliver`) once this commits. Written in the current language (the
-    GM's page). At most one reminder a player an hour. The key counts the player's reminders
-    of the turn, so a second run of the same reminder finds its rows and adds none."""
+    queue (`notification_deliver`) once this commits. Each written in its recipient's
+    language and time zone, not the GM's page's. At most one reminder a player an hour. The
+    key counts the player's reminders of the turn, so a second run of the same reminder finds
+    its rows and adds none."""
     now = now or timezone.now()
     players = list(players)
     before = selectors.gm_reminders_for_turn(turn=turn)
     members: dict[int, list[Membership]] = {}
-    for m in _members(
+    everyone = _members(
         turn.campaign, roles=[Membership.Role.PLAYER], player_keys=[p.key for p in players]
-    ):
+    )
+    readers = _readers(everyone)
+    for m in everyone:
         members.setdefault(m.player_id or 0, []).append(m)
     saved = set(Orders.objects.filter(turn=turn).values_list("player_id", flat=True))
     url = _orders_url(turn.campaign)
@@ -500,22 +487,22 @@ def notify_gm_reminder(
         if not members.get(player.pk):
             done.nobody.append(player)
             continue
-        subject = _("%(campaign)s: the game master reminds you of your orders for turn %(turn)s")
         for m in members[player.pk]:
-            body = _render(
-                "gm_reminder",
-                {**context, "player": player, "user": m.user, "saved": player.pk in saved},
-            )
-            done.notices.append(
-                notification_log(
-                    user=m.user,
-                    turn=turn,
-                    kind=Kind.GM_REMINDER,
-                    key=f"{player.key}:{sent + 1}",
-                    subject=subject % {"campaign": turn.campaign.name, "turn": turn.number},
-                    body=body,
-                    url=url,
+            with reading_as(readers[m.user_id]):
+                body = _render(
+                    "gm_reminder",
+                    {**context, "player": player, "user": m.user, "saved": player.pk in saved},
                 )
-            )
+                done.notices.append(
+                    notification_log(
+                        user=m.user,
+                        turn=turn,
+                        kind=Kind.GM_REMINDER,
+                        key=f"{player.key}:{sent + 1}",
+                        **_titled("gm-reminder", turn.campaign, turn.number),
+                        body=body,
+                        url=url,
+                    )
+                )
         done.reminded.append(player)
     return done

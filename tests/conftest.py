@@ -51,10 +51,11 @@ def language_reset():
     """Each test ends in the default language: a request in Italian leaves Italian active in
     its thread (the test client runs it in the test's own), and the next test would read it."""
     from django.conf import settings
-    from django.utils import translation
+    from django.utils import timezone, translation
 
     yield
     translation.activate(settings.LANGUAGE_CODE)
+    timezone.deactivate()  # and on the server's clock: a request leaves its reader's zone
 
 
 CAST = ("gm", "side_a", "side_b", "observer", "outsider", "staff", "anonymous")

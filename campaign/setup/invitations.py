@@ -20,9 +20,10 @@ from django.utils.translation import gettext as _
 
 from campaign.errors import ServiceError
 from campaign.models import Campaign, Invitation, Membership, Player, Side
+from campaign.moments import moment, reading_as, reading_for_email
+from campaign.selectors import user_label
 from campaign.setup.base import campaign_lock
 from campaign.setup.services import player_create
-from campaign.templatetags.moments import moment
 
 INVITATION_TOKEN_BYTES = 24
 
@@ -78,19 +79,23 @@ def invitation_url(*, invitation: Invitation) -> str:
 
 
 def invitation_send(*, invitation: Invitation, to: str) -> None:
-    """Email the invitation's link to `to`, saying what it offers and who sends it."""
+    """Email the invitation's link to `to`, saying what it offers and who sends it: in the
+    language and on the clock of the account with that address if there is one, else in the
+    GM's page's language, on UTC's clock."""
     campaign = invitation.campaign
     inviter = invitation.created_by
     context = {
         "campaign": campaign,
         "invitation": invitation,
         "url": invitation_url(invitation=invitation),
-        "inviter": (inviter.get_full_name() or inviter.get_username()) if inviter else "",
+        "inviter": user_label(inviter) if inviter else "",
     }
     # a line break in a name must not reach a mail header
     name = " ".join(campaign.name.split())
-    subject = _("You are invited to the campaign %(c)s") % {"c": name}
-    body = render_to_string("campaign/email/invitation.txt", context)
+    known = get_user_model().objects.filter(email__iexact=to).order_by("pk").first()
+    with reading_as(reading_for_email(known)):
+        subject = _("You are invited to the campaign %(c)s") % {"c": name}
+        body = render_to_string("campaign/email/invitation.txt", context)
     send_mail(subject, body, None, [to])
 
 
@@ -143,7 +148,7 @@ def invitation_accept(*, token: str, user: User) -> Membership:
         raise ServiceError(refusal)
     player = invitation.player
     if invitation.side is not None:
-        name = (user.get_full_name() or user.get_username()).strip()
+        name = user_label(user).strip()
         player = player_create(campaign=campaign, side=invitation.side, name=name)
     membership = Membership.objects.create(
         campaign=campaign, user=user, role=invitation.role, player=player

@@ -22,6 +22,7 @@ from campaign import adapters
 from campaign.errors import ServiceError
 from campaign.exchange.parts import Part, Restore, Written, moments, moments_restore, user_of
 from campaign.models import Campaign, Holding, Player, SetupRoll
+from campaign.selectors import user_label
 from campaign.setup.base import campaign_lock
 from campaign.text import labels
 
@@ -219,7 +220,7 @@ def setup_rolls_lines(*, campaign: Campaign, kinds: tuple[str, ...] = ()) -> lis
             rule=r.rule,
             dice=_dice_text(r, names),
             result=_result_text(r, names),
-            by=r.made_by.get_username() if r.made_by else "",
+            by=user_label(r.made_by) if r.made_by else "",
             at=r.made_at,
         )
         for r in rows

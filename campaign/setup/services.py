@@ -34,6 +34,7 @@ import rules as R
 from campaign import adapters, fog
 from campaign.errors import ServiceError
 from campaign.models import Campaign, Holding, Membership, Player, Side, Square, Turn
+from campaign.selectors import user_label
 from campaign.setup.base import (
     campaign_lock,
     features_clean,
@@ -415,11 +416,12 @@ def player_update(*, player: Player, **changes: Any) -> Player:
 def player_delete(*, player: Player) -> None:
     """Remove an army with its holdings and forces, unless someone plays it."""
     locked = campaign_lock(player.campaign)
-    users = list(
-        Membership.objects.filter(player=player, role=Membership.Role.PLAYER).values_list(
-            "user__username", flat=True
-        )
-    )
+    users = [
+        user_label(m.user)
+        for m in Membership.objects.filter(
+            player=player, role=Membership.Role.PLAYER
+        ).select_related("user")
+    ]
     if users:
         raise ServiceError(
             _("%(army)s is played by %(users)s; it cannot be deleted.")

@@ -1,40 +1,21 @@
-"""`{% load moments %}`: a moment as people read it, always with its time zone.
+"""`{% load moments %}`: moments and people as a reader reads them.
 
-    {{ turn.deadline|moment:turn.timezone }}   →  "3 Dec 2026, 18:00 CET"
-    {{ invitation.expires_at|moment }}         →  the current time zone's (UTC by default)
+    {{ turn.deadline|moment }}          →  "7 Dec 2026, 18:40 CET" / "07/12/2026 18:40 CET"
+    {{ turn.deadline|moment:"long" }}   →  with the weekday and the month's name
+    {{ entry.user|display_name }}       →  the display name, never the user name if he has one
 
-The date and month follow the active language; the zone is its abbreviation at that moment
-(CET or CEST for Europe/Rome), or its offset where the zone has no abbreviation ("+03").
+The moment is on the reader's clock (the current time zone: `campaign.moments`), with the
+zone named; the person is named by `campaign.selectors.user_label`.
 """
 
 from __future__ import annotations
 
-import zoneinfo
-from datetime import UTC, datetime, tzinfo
-
 from django import template
-from django.template.defaultfilters import date as date_filter
-from django.utils import timezone
+
+from campaign.moments import moment
+from campaign.selectors import user_label
 
 register = template.Library()
 
-FORMAT = "j M Y, H:i T"
-
-
-def zone_of(name: str | None) -> tzinfo:
-    """The zone named (the turn's), or the current one; UTC for a name the machine lacks."""
-    if not name:
-        return timezone.get_current_timezone()
-    try:
-        return zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return UTC
-
-
-@register.filter
-def moment(value: datetime | None, zone: str | None = None) -> str:
-    if not value:
-        return ""
-    if timezone.is_naive(value):
-        value = timezone.make_aware(value, UTC)
-    return date_filter(value.astimezone(zone_of(zone)), FORMAT)
+register.filter("moment", moment)
+register.filter("display_name", user_label)

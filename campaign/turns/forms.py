@@ -2,56 +2,17 @@
 
 from __future__ import annotations
 
-import functools
 import zoneinfo
 from datetime import UTC, datetime, timedelta, tzinfo
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from django import forms
 from django.utils import timezone as djtz
 from django.utils.translation import gettext, gettext_lazy
 
 from campaign.models import DEADLINE_AHEAD_MAX, Turn
-from campaign.turns.services import MAX_EXTENSION, timezones
-
-if TYPE_CHECKING:
-    from django_stubs_ext import StrOrPromise
-
-# the regions of the time-zone database, as the select's groups name them
-REGIONS: dict[str, StrOrPromise] = {
-    "Africa": gettext_lazy("Africa"),
-    "America": gettext_lazy("America"),
-    "Antarctica": gettext_lazy("Antarctica"),
-    "Arctic": gettext_lazy("Arctic"),
-    "Asia": gettext_lazy("Asia"),
-    "Atlantic": gettext_lazy("Atlantic"),
-    "Australia": gettext_lazy("Australia"),
-    "Europe": gettext_lazy("Europe"),
-    "Indian": gettext_lazy("Indian Ocean"),
-    "Pacific": gettext_lazy("Pacific"),
-}
-
-
-@functools.cache
-def timezone_choices() -> list[tuple[Any, Any]]:
-    """UTC first, then one group per region of the time-zone database ("Europe": Rome,
-    London …, by the part of the name before "/"), the regions and the places in each sorted;
-    the old names without a region ("GMT", "US/Eastern" …) last, under "Other"."""
-    groups: dict[str, list[tuple[str, str]]] = {}
-    other: list[tuple[str, str]] = []
-    for zone in timezones():
-        if zone == "UTC":
-            continue
-        region, _slash, place = zone.partition("/")
-        if region in REGIONS:
-            groups.setdefault(region, []).append((zone, place.replace("_", " ")))
-        else:
-            other.append((zone, zone.replace("_", " ")))
-    out: list[tuple[Any, Any]] = [("UTC", "UTC")]
-    out += [(REGIONS[r], groups[r]) for r in sorted(groups)]
-    if other:
-        out.append((gettext_lazy("Other"), other))
-    return out
+from campaign.moments import timezone_choices
+from campaign.turns.services import MAX_EXTENSION
 
 
 class WallClockField(forms.DateTimeField):
@@ -133,9 +94,12 @@ class ExtendForm(forms.Form):
 
 
 def deadline_initial(turn: Turn, deadline: datetime | None) -> dict[str, Any]:
-    """A deadline as the GM's form shows it: on the clock of the turn's time zone."""
+    """A deadline as the GM's form shows it: on the clock of the time zone it was set in; with
+    none set yet, the GM's own zone is offered (the reader's: `campaign.moments`)."""
     initial: dict[str, Any] = {"timezone": turn.timezone}
-    if deadline is not None:
+    if deadline is None:
+        initial["timezone"] = djtz.get_current_timezone_name()
+    else:
         zone: tzinfo
         try:
             zone = zoneinfo.ZoneInfo(turn.timezone)

@@ -49,6 +49,7 @@ from battles import services as battles
 from battles.models import Battle
 from campaign.errors import ServiceError, TurnBusy, TurnNotOpen
 from campaign.models import DEADLINE_AHEAD_MAX, Orders, Turn
+from campaign.moments import moment
 from campaign.selectors import players_active
 from campaign.turns import claims, resolution
 from campaign.turns.resolution import Resolution
@@ -497,9 +498,8 @@ def turn_remind(*, turn: Turn, by: User, player_key: str = "") -> GmReminders:
 
 
 def turn_remind_notes(*, turn: Turn, done: GmReminders) -> list[str]:
-    """What was done, for the GM: who was reminded, who was not and why (the time in the
-    turn's time zone)."""
-    zone = _zone(turn.timezone)
+    """What was done, for the GM: who was reminded, who was not and why (the time on the
+    reader's clock)."""
     notes = []
     if done.reminded:
         notes.append(
@@ -510,13 +510,9 @@ def turn_remind_notes(*, turn: Turn, done: GmReminders) -> list[str]:
         notes.append(
             _(
                 "%(player)s was reminded less than an hour ago: the next reminder can go at "
-                "%(time)s (%(zone)s)."
+                "%(time)s."
             )
-            % {
-                "player": player.name,
-                "time": djtz.localtime(at, zone).strftime("%H:%M"),
-                "zone": turn.timezone,
-            }
+            % {"player": player.name, "time": moment(at)}
         )
     for player in done.nobody:
         notes.append(

@@ -109,4 +109,19 @@
       square.dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true }));
     }
   });
+
+  // The sign-up form's time zone: the browser's own, preselected (UTC without JavaScript, or
+  // when the browser names a zone the list lacks). The script is deferred: the form is there.
+  var zone = "";
+  try {
+    zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "";
+  } catch (e) {
+    zone = "";
+  }
+  document.querySelectorAll("select[data-browser-zone]").forEach(function (select) {
+    var offered = Array.prototype.some.call(select.options, function (o) { return o.value === zone; });
+    if (zone && offered) {
+      select.value = zone;
+    }
+  });
 })();

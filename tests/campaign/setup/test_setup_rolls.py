@@ -4,9 +4,12 @@ its page, made once, replayed exactly, and carried by the export."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import rules as R
+from accounts.models import Profile
 from campaign import adapters
 from campaign.errors import ServiceError
 from campaign.exchange.export import campaign_export
@@ -203,3 +206,22 @@ def test_feature_table_and_relic(seed: int) -> None:
     assert (relic is not None) == (feature == "burial-mound")
     if relic:
         assert relic == R.BURIAL_MOUND_RELICS[dice.ledger[1].natural[0]]
+
+
+def test_a_roll_names_its_roller_by_display_name_on_the_readers_clock(world: World) -> None:
+    """Issue 29: "12/07/2026 6:40 p.m." by "gina" becomes the display name and the reader's
+    own date format and zone."""
+    gm = world.users["gm"]
+    gm.first_name = "Gina the Fair"
+    gm.save(update_fields=["first_name"])
+    Profile.objects.update_or_create(
+        user=gm, defaults={"language": "it", "time_zone": "Europe/Rome"}
+    )
+    client = world.client("gm")
+    client.post(
+        world.url("setup-roll", "territory"), {"first": world.red.key, "second": world.blue.key}
+    )
+    html = client.get(world.url("setup-territory")).content.decode()
+    row = html.split("Gina the Fair · ", 1)[1].split("</td>", 1)[0]
+    assert re.search(r"\d\d/\d\d/\d{4} \d\d:\d\d CES?T</time>$", row), row
+    assert "gina ·" not in html and "p.m." not in html and "a.m." not in html

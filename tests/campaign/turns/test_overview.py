@@ -17,6 +17,7 @@ from campaign.orders.services import orders_submit
 from campaign.selectors import turn_current
 from campaign.turns.services import turn_close, turn_open, turn_resolve, turn_resolve_after_battles
 from tests.campaign.orders.test_orders_page import _confirm_stamp
+from tests.reading import reads_in
 from tests.stamp import stamped
 
 pytestmark = pytest.mark.django_db
@@ -64,6 +65,7 @@ def _set_status(turn: Turn, status: str) -> None:
 @pytest.mark.parametrize("who", MEMBERS)
 def test_members_see_the_turn_and_its_steps(cast, turn, who):
     turn_open(turn=turn, deadline=datetime(2099, 7, 1, 12, 0, tzinfo=UTC), timezone="Europe/Rome")
+    reads_in(cast.users[who], zone="America/New_York")
 
     response = cast.client(who).get(_detail())
 
@@ -73,9 +75,8 @@ def test_members_see_the_turn_and_its_steps(cast, turn, who):
     for label in ("Orders open", "Closed", "Resolving phases 0–2", "Battles pending"):
         assert label in html
     assert '<li class="current" aria-current="step">Orders open</li>' in html
-    # the deadline in the turn's time zone and in UTC
-    assert "Wednesday 1 July 2099, 14:00 (Europe/Rome)" in html
-    assert "Wednesday 1 July 2099, 12:00 UTC" in html
+    # the deadline on the reader's clock, not the GM's (the turn's zone), the zone named
+    assert "Wednesday 1 July 2099, 08:00 EDT" in html
     assert POLL not in html  # an open turn is not polled
 
 

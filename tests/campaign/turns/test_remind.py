@@ -5,6 +5,7 @@ refusal sooner; a second reminder later is a new notice. Only the GM may."""
 
 from __future__ import annotations
 
+import re
 import zoneinfo
 from datetime import UTC, datetime, timedelta
 
@@ -12,12 +13,14 @@ import pytest
 from django.utils import timezone
 
 from campaign.models import Orders, Turn
+from campaign.moments import moment
 from campaign.orders.services import orders_submit
 from campaign.selectors import turn_current
 from campaign.turns.services import turn_close, turn_open, turn_remind
 from notifications import services as notices
 from notifications import tasks
 from notifications.models import Kind, Notification
+from tests.reading import reads_in
 
 pytestmark = pytest.mark.django_db
 
@@ -94,6 +97,7 @@ def test_reminding_one_player_emails_him_and_notifies_him(
     cast, turn, mailoutbox, django_capture_on_commit_callbacks
 ):
     defender, gm = cast.users["side_b"], cast.client("gm")
+    reads_in(defender, zone="Europe/Rome")
 
     response = _post(gm, django_capture_on_commit_callbacks, player="defenders")
 
@@ -109,12 +113,12 @@ def test_reminding_one_player_emails_him_and_notifies_him(
     assert "The Game Master, the game master of Incursion, reminds you" in mail.body
     assert "the orders of The March of Ashbury for turn 1 are not confirmed yet" in mail.body
     assert "Your orders are saved: confirm them once they are final." in mail.body
-    # the deadline in the turn's time zone, and in UTC
-    assert "Wednesday 1 July 2099, 14:00 (Europe/Rome), that is" in mail.body
+    # the deadline on the recipient's clock, the zone named
+    assert "Orders are due by Wednesday 1 July 2099, 14:00 CEST." in mail.body
     assert f"Write and confirm your orders here: {ORDERS_URL}\n" in mail.body
     page = gm.get(DETAIL).content.decode()
     assert "Reminder sent to The March of Ashbury." in page
-    assert "reminded on" in page and "(Europe/Rome)" in page
+    assert re.search(r"reminded on \d+ \w+ \d{4}, \d\d:\d\d UTC", page)  # the GM's clock
     # the player: the badge and the notice
     html = cast.client("side_b").get("/").content.decode()
     assert 'aria-label="Notifications, 1 unread"' in html
@@ -124,6 +128,7 @@ def test_reminding_one_player_emails_him_and_notifies_him(
 def test_a_second_click_within_the_hour_is_refused_clearly(
     cast, turn, mailoutbox, django_capture_on_commit_callbacks
 ):
+    reads_in(cast.users["gm"], zone="Europe/Rome")
     gm = cast.client("gm")
     _post(gm, django_capture_on_commit_callbacks, player="defenders")
     first = _reminders().get()
@@ -133,12 +138,12 @@ def test_a_second_click_within_the_hour_is_refused_clearly(
     assert again.status_code == 400
     html = again.content.decode()
     assert 'role="alert"' in html
-    next_at = timezone.localtime(
-        first.created_at + timedelta(hours=1), timezone=zoneinfo.ZoneInfo("Europe/Rome")
-    ).strftime("%H:%M")
+    with timezone.override(zoneinfo.ZoneInfo("Europe/Rome")):  # the GM's clock
+        next_at = moment(first.created_at + timedelta(hours=1))
+    assert next_at.endswith(("CET", "CEST"))
     assert (
         "The March of Ashbury was reminded less than an hour ago: the next reminder can go at "
-        f"{next_at} (Europe/Rome)."
+        f"{next_at}."
     ) in html
     assert _reminders().count() == 1 and len(mailoutbox) == 1
 
@@ -264,15 +269,26 @@ def test_an_opted_out_player_still_gets_the_notice(
     assert notice.subject in html and "Email: Not sent: you opted out" in html
 
 
-def test_the_reminder_is_written_in_the_gms_language(
+def test_the_reminder_is_written_in_the_recipients_language_not_the_gms(
     cast, turn, mailoutbox, django_capture_on_commit_callbacks
 ):
+    reads_in(cast.users["side_b"], language="it", zone="Europe/Rome")
+    reads_in(cast.users["side_a"], language="en", zone="America/New_York")
     gm = cast.client("gm")
     gm.cookies["django_language"] = "it"
     _post(gm, django_capture_on_commit_callbacks, player="defenders")
     [mail] = mailoutbox
     assert mail.subject == "Incursion: il master ti ricorda i tuoi ordini per il turno 1"
-    assert "(Europe/Rome)" in mail.body
+    assert "Mercoledì 01 Luglio 2099 14:00 CEST" in mail.body  # Italian dates, Rome's clock
+    assert "Wednesday" not in mail.body and "Hello" not in mail.body
+
+    Notification.objects.filter(kind=Kind.GM_REMINDER).update(
+        created_at=timezone.now() - timedelta(hours=2)
+    )
+    _post(gm, django_capture_on_commit_callbacks, player="raiders")
+    mail = mailoutbox[-1]
+    assert mail.subject == "Incursion: the game master reminds you of your orders for turn 1"
+    assert "Wednesday 1 July 2099, 08:00 EDT" in mail.body
 
 
 # --- who may -----------------------------------------------------------------------------------
