@@ -37,6 +37,7 @@ from campaign.state_rows import derived
 from campaign.text.labels import (
     BATTLE_ROLE,
     FEATURE,
+    INDIVIDUAL_KIND,
     QUALITY,
     SCENARIO,
     SCENERY,
@@ -46,9 +47,10 @@ from campaign.text.labels import (
     TERRITORY,
     label,
 )
-from campaign.text.ledger import roll_detail, roll_outcome, roll_reason
+from campaign.text.ledger import roll_detail, roll_kind, roll_outcome, roll_reason
 from campaign.text.names import force_label, member_labels
 from campaign.text.sentences import WEATHER_PHRASE, signed
+from campaign.text.units import unit_kind
 from rules import CampaignState, Force, Unit
 
 
@@ -191,6 +193,11 @@ class RollView:
     def natural_text(self) -> str:
         return ", ".join(str(n) for n in self.natural)
 
+    @property
+    def what(self) -> str:
+        """What the roll was for, in words (its purpose is a key, not for people)."""
+        return roll_kind(self.purpose)
+
 
 def roll_view(entry: Mapping[str, Any]) -> RollView:
     natural = [int(n) for n in entry.get("natural") or ()]
@@ -233,6 +240,11 @@ class UnitLine:
     demoralised: bool
     ammo: int | None
     ammo_roll: RollView | None
+
+    @property
+    def kind(self) -> str:
+        """ "Veteran infantry", "Fanteria veterana"."""
+        return unit_kind(self.quality, self.speciality)
 
 
 @dataclass(frozen=True)
@@ -477,7 +489,7 @@ def _force_line(
                 )
         for i in force.individuals:
             persons.append(
-                PersonLine(i.id, roster.member_name(i.id), i.kind.value.replace("-", " "))
+                PersonLine(i.id, roster.member_name(i.id), label(INDIVIDUAL_KIND, i.kind))
             )
     owner = str(bf.get("owner", ""))
     came = bf.get("entered_from")
