@@ -26,6 +26,8 @@ from django.utils.translation import gettext as _
 from battles.features import FeatureLine, feature_line
 from battles.models import Battle
 from battles.roster import SIDE_KEYS
+from battles.scenery import scenery_outcome
+from battles.setup_rule import setup_rule_text
 from battles.terrain_annex import annex_lines
 from campaign import adapters
 from campaign.access import Viewer
@@ -378,7 +380,7 @@ def _sheet(
         SceneryLine(
             name,
             label(SCENERY, name),
-            str(outcome).replace("-", " "),
+            scenery_outcome(outcome),
             by_purpose.get(f"{prefix}scenery-{name}"),
         )
         for name, outcome in (pack.get("scenery") or {}).items()
@@ -394,7 +396,7 @@ def _sheet(
         contact_order=int(pack.get("contact_order", battle.contact_order)),
         contact_force=first,
         features=[label(FEATURE, f) for f in pack.get("features", [])],
-        setup_rule=str(pack.get("setup_rule", "")),
+        setup_rule=setup_rule_text(pack.get("features", []), adapters.options_of(battle.campaign)),
         scenery=scenery,
         scenario=scenario,
         scenario_label=label(SCENARIO, scenario) if scenario else "",
@@ -489,7 +491,10 @@ def _force_line(
                 )
         for i in force.individuals:
             persons.append(
-                PersonLine(i.id, roster.member_name(i.id), label(INDIVIDUAL_KIND, i.kind))
+                # one without a name is named by his kind: no need to say it twice
+                PersonLine(
+                    i.id, roster.member_name(i.id), label(INDIVIDUAL_KIND, i.kind) if i.name else ""
+                )
             )
     owner = str(bf.get("owner", ""))
     came = bf.get("entered_from")

@@ -17,6 +17,7 @@ from django.urls import reverse
 
 from battles.models import Battle
 from battles.packs import battle_ledger_list
+from battles.scenery import scenery_outcome
 from campaign.adapters import state_current
 from campaign.models import Campaign, Force, Membership, Turn, TurnResolution
 from campaign.orders.services import orders_submit
@@ -128,7 +129,7 @@ def test_ammunition_rolls_and_scenery_come_from_the_ledger(cast):
     assert "Random scenery (§7.7)" in page
     for purpose in scenery:
         name = purpose.rsplit("scenery-", 1)[1]
-        assert battle.pack["scenery"][name].replace("-", " ") in page
+        assert scenery_outcome(battle.pack["scenery"][name]) in page  # in words
         assert f'data-purpose="{purpose}"' in html
     assert 'data-purpose="battle:t1-b1:ammo-d3u2"' in html
     # the stored ledger numbers are not shown: under fog their gaps count the enemy's rolls
