@@ -201,6 +201,14 @@ class RollView:
         return roll_kind(self.purpose)
 
 
+def _outcome(entry: Mapping[str, Any]) -> str:
+    """A roll's outcome in words; a scenery roll's (§7.7) is a table's result, by its name."""
+    outcome = str(entry.get("outcome", ""))
+    if ":scenery-" in str(entry.get("purpose", "")):
+        return scenery_outcome(outcome)
+    return roll_outcome(outcome)
+
+
 def roll_view(entry: Mapping[str, Any]) -> RollView:
     natural = [int(n) for n in entry.get("natural") or ()]
     return RollView(
@@ -214,7 +222,7 @@ def roll_view(entry: Mapping[str, Any]) -> RollView:
             for m in entry.get("modifiers") or ()
         ],
         total=entry.get("total"),
-        outcome=roll_outcome(str(entry.get("outcome", ""))),
+        outcome=_outcome(entry),
         details=[roll_detail(str(d)) for d in entry.get("details") or ()],
     )
 
