@@ -50,7 +50,9 @@ def _fast(settings) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-def _walk(users: dict, slug: str, language: str, *, starts: tuple[str, ...] = ()) -> list[Problem]:
+def _walk(
+    users: dict, slug: str, language: str, *, starts: tuple[str, ...] = (), name: str = ""
+) -> list[Problem]:
     languages_set(language)
     problems: list[Problem] = []
     for role, user in users.items():
@@ -64,7 +66,7 @@ def _walk(users: dict, slug: str, language: str, *, starts: tuple[str, ...] = ()
         ]
         problems += [Problem(f"[{role} {language}] {e}", "server error", []) for e in walk.errors]
         if os.environ.get("FW_CRAWL_DUMP"):  # what was read, for a person to look at
-            out = Path(os.environ["FW_CRAWL_DUMP"]) / f"{slug}-{language}-{role}.txt"
+            out = Path(os.environ["FW_CRAWL_DUMP"]) / f"{name or slug}-{language}-{role}.txt"
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text("\n".join(walk.visited) + "\n\n" + walk.dump, encoding="utf-8")
     return problems
@@ -89,7 +91,9 @@ def _demo(capture) -> list[Problem]:
     problems += _walk(users, "incursion", "it") + _walk(users, "incursion", "en")
     Campaign.objects.filter(slug="incursion").update(ended="will-to-fight", winner="raiders")
     for language in ("it", "en"):
-        problems += _walk(users, "incursion", language, starts=("/c/incursion/end/",))
+        problems += _walk(
+            users, "incursion", language, starts=("/c/incursion/end/",), name="incursion-ended"
+        )
     return problems
 
 
