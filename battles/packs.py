@@ -26,6 +26,7 @@ from django.utils.translation import gettext as _
 from battles.features import FeatureLine, feature_line
 from battles.models import Battle
 from battles.roster import SIDE_KEYS
+from battles.setup_rule import setup_rule_text
 from battles.terrain_annex import annex_lines
 from campaign import adapters
 from campaign.access import Viewer
@@ -37,6 +38,7 @@ from campaign.state_rows import derived
 from campaign.text.labels import (
     BATTLE_ROLE,
     FEATURE,
+    INDIVIDUAL_KIND,
     QUALITY,
     SCENARIO,
     SCENERY,
@@ -46,9 +48,11 @@ from campaign.text.labels import (
     TERRITORY,
     label,
 )
-from campaign.text.ledger import roll_details, roll_entry_outcome, roll_modifiers
+from campaign.text.ledger import roll_details, roll_entry_outcome, roll_kind, roll_modifiers
+from campaign.text.ledger_values import SCENERY_ROW
 from campaign.text.names import force_label, member_labels
 from campaign.text.sentences import WEATHER_PHRASE, signed
+from campaign.text.units import unit_kind
 from rules import CampaignState, Force, Unit
 
 
@@ -191,6 +195,11 @@ class RollView:
     def natural_text(self) -> str:
         return ", ".join(str(n) for n in self.natural)
 
+    @property
+    def what(self) -> str:
+        """What the roll was for, in words (its purpose is a key, not for people)."""
+        return roll_kind(self.purpose)
+
 
 def roll_view(entry: Mapping[str, Any]) -> RollView:
     natural = [int(n) for n in entry.get("natural") or ()]
@@ -230,6 +239,11 @@ class UnitLine:
     demoralised: bool
     ammo: int | None
     ammo_roll: RollView | None
+
+    @property
+    def kind(self) -> str:
+        """ "Veteran infantry", "Fanteria veterana"."""
+        return unit_kind(self.quality, self.speciality)
 
 
 @dataclass(frozen=True)
@@ -363,7 +377,7 @@ def _sheet(
         SceneryLine(
             name,
             label(SCENERY, name),
-            str(outcome).replace("-", " "),
+            label(SCENERY_ROW, outcome),
             by_purpose.get(f"{prefix}scenery-{name}"),
         )
         for name, outcome in (pack.get("scenery") or {}).items()
@@ -379,7 +393,7 @@ def _sheet(
         contact_order=int(pack.get("contact_order", battle.contact_order)),
         contact_force=first,
         features=[label(FEATURE, f) for f in pack.get("features", [])],
-        setup_rule=str(pack.get("setup_rule", "")),
+        setup_rule=setup_rule_text(pack.get("features", []), adapters.options_of(battle.campaign)),
         scenery=scenery,
         scenario=scenario,
         scenario_label=label(SCENARIO, scenario) if scenario else "",
@@ -474,7 +488,10 @@ def _force_line(
                 )
         for i in force.individuals:
             persons.append(
-                PersonLine(i.id, roster.member_name(i.id), i.kind.value.replace("-", " "))
+                # one without a name is named by his kind: no need to say it twice
+                PersonLine(
+                    i.id, roster.member_name(i.id), label(INDIVIDUAL_KIND, i.kind) if i.name else ""
+                )
             )
     owner = str(bf.get("owner", ""))
     came = bf.get("entered_from")

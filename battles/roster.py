@@ -15,6 +15,8 @@ from battles.models import Battle
 from campaign import adapters
 from campaign.models import Side
 from campaign.text.labels import INDIVIDUAL_KIND, QUALITY, SPECIALITY, STATUS, TERRITORY, label
+from campaign.text.names import force_label, general_label
+from campaign.text.units import unit_kind
 from rules import CampaignState, Force, PendingBattle
 
 SIDE_KEYS = ("a", "b")  # pack.sides[0] is "a" (the contacting side), pack.sides[1] is "b"
@@ -32,10 +34,19 @@ class UnitRow:
     figures: int  # when the battle was fought
     mercenary: bool
     general: str  # the general of its command, for the reader
+    force: str = ""  # its force's name: two units of a battle may share a type
 
     @property
     def label(self) -> str:
-        return f"{self.type} ({self.id})"
+        """How an error names the unit: by its type and force, never by its id."""
+        if not self.force:
+            return self.type
+        return _("%(unit)s of %(force)s") % {"unit": self.type, "force": self.force}
+
+    @property
+    def kind(self) -> str:
+        """ "Veteran infantry", "Fanteria veterana"."""
+        return unit_kind(self.quality, self.speciality)
 
 
 @dataclass(frozen=True)
@@ -174,7 +185,8 @@ def _force_roster(
             quality=label(QUALITY, u.quality),
             figures=u.figures,
             mercenary=u.mercenary,
-            general=(c.general.name or c.general.id) if c.general else "",
+            general=general_label(c.general, f) if c.general else "",
+            force=force_label(f),
         )
         for c in f.commands
         for u in c.units
@@ -183,7 +195,12 @@ def _force_roster(
         PersonRow(
             g.id,
             f"p{next(counter)}",
-            _("%(name)s, general (command value %(cv)s)") % {"name": g.name or g.id, "cv": g.cv},
+            (
+                _("%(name)s, general (command value %(cv)s)")
+                if g.name
+                else _("%(name)s (command value %(cv)s)")
+            )
+            % {"name": general_label(g, f), "cv": g.cv},
             "general",
         )
         for g in f.generals
@@ -191,7 +208,7 @@ def _force_roster(
         PersonRow(
             i.id,
             f"p{next(counter)}",
-            f"{i.name}, {label(INDIVIDUAL_KIND, i.kind)}"
+            _("%(name)s, %(kind)s") % {"name": i.name, "kind": label(INDIVIDUAL_KIND, i.kind)}
             if i.name
             else label(INDIVIDUAL_KIND, i.kind),
             "individual",
@@ -200,7 +217,7 @@ def _force_roster(
     )
     return ForceRoster(
         id=f.id,
-        name=f.name or f.id,
+        name=force_label(f),
         owner=f.owner,
         owner_name=players.get(f.owner, f.owner),
         status=label(STATUS, f.status),

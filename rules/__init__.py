@@ -46,6 +46,7 @@ from rules.orders import (
     validate_orders,
 )
 from rules.phases.after_battle import validate_result
+from rules.phases.battle_pack import setup_rule_features
 from rules.phases.event_choices import event_choices_offered
 from rules.phases.reinforcements import request_problems as reinforcement_request_problems
 from rules.scenarios import Scenario, load_scenario
@@ -198,6 +199,7 @@ __all__ = [
     "odds_pool",
     "opposed_roll",
     "reinforcement_request_problems",
+    "setup_rule_features",
     "resolve_after_battles",
     "resolve_turn",
     "season_roll",

@@ -10,7 +10,7 @@ from typing import Any
 
 from django import forms
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from campaign.orders.selectors import ForceCard, OrdersPage, square_label
 from campaign.text.labels import STATUS
@@ -228,6 +228,14 @@ DEFAULTS = {"zoc": ZocPolicy.STOP.value, "countermarch": "never", "initiative": 
 FORM_FIELDS = set(ForceOrdersForm.base_fields)
 
 
+def _boats(n: int) -> str:
+    return ngettext("%(n)s boat", "%(n)s boats", n) % {"n": n}
+
+
+def _rafts(n: int) -> str:
+    return ngettext("%(n)s raft", "%(n)s rafts", n) % {"n": n}
+
+
 def _water_and_pool_messages(step: int, sq: str, card: ForceCard) -> dict[str, str]:
     """The words of the naval, river (§6.11) and regrouping (R8.3) refusals."""
     return {
@@ -253,15 +261,14 @@ def _water_and_pool_messages(step: int, sq: str, card: ForceCard) -> dict[str, s
             "(R6.11.7): untick the voyage or change the path."
         ),
         "river-no-craft": _(
-            "The force has %(boats)s boat(s) and %(rafts)s raft(s); to carry it all it needs "
-            "%(need_boats)s and %(need_rafts)s (R6.11.4), or ships enough on a river navigable "
-            "by ships."
+            "The force has %(boats)s and %(rafts)s; to carry it all it needs %(need_boats)s "
+            "and %(need_rafts)s (R6.11.4), or ships enough on a river navigable by ships."
         )
         % {
-            "boats": card.force.boats,
-            "rafts": card.force.rafts,
-            "need_boats": card.craft_needed[0],
-            "need_rafts": card.craft_needed[1],
+            "boats": _boats(card.force.boats),
+            "rafts": _rafts(card.force.rafts),
+            "need_boats": _boats(card.craft_needed[0]),
+            "need_rafts": _rafts(card.craft_needed[1]),
         },
         "river-too-long": _(
             "A voyage by river has at most 4 squares, the naval table's best (§6.11)."

@@ -25,6 +25,7 @@ from campaign.orders.chances import snow_modifier
 from campaign.orders.event_targets import EventChoices, event_choices_for_player
 from campaign.orders.regroup_lines import RegroupLine, regroup_lines
 from campaign.text.labels import STATUS, TERRITORY, features_label, label
+from campaign.text.names import general_label
 from rules import (
     CampaignState,
     Coord,
@@ -226,7 +227,7 @@ class ForceCard(ForceFacts):
         if leader is None:
             return _("No general")
         return _("%(name)s (command value %(cv)s)") % {
-            "name": leader.name or leader.id,
+            "name": general_label(leader, self.force),
             "cv": leader.cv,
         }
 

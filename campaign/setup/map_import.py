@@ -25,6 +25,7 @@ from typing import Any, TypeGuard
 
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 import rules as R
 from campaign.errors import ServiceError
@@ -74,7 +75,12 @@ class MapFormatError(ServiceError):
         messages = [str(p) for p in self.problems]
         if len(problems) > self.MAX_REPORTED:
             messages.append(
-                _("… and %(n)d more problem(s).") % {"n": len(problems) - self.MAX_REPORTED}
+                ngettext(
+                    "… and %(n)d more problem.",
+                    "… and %(n)d more problems.",
+                    len(problems) - self.MAX_REPORTED,
+                )
+                % {"n": len(problems) - self.MAX_REPORTED}
             )
         super().__init__({"data": messages})
 
@@ -130,7 +136,14 @@ def map_parse_json(text: str, players: Iterable[str]) -> ParsedMap:
         )
     unknown = sorted(set(doc) - {"width", "height", "squares"})
     problems = (
-        [MapProblem(_("Unknown field(s): %(f)s.") % {"f": ", ".join(unknown)})] if unknown else []
+        [
+            MapProblem(
+                ngettext("Unknown field: %(f)s.", "Unknown fields: %(f)s.", len(unknown))
+                % {"f": ", ".join(unknown)}
+            )
+        ]
+        if unknown
+        else []
     )
     width, height = doc.get("width"), doc.get("height")
     problems += _size_problems(width, height)
@@ -173,7 +186,12 @@ def _json_square(
     if extra:
         problems.append(
             MapProblem(
-                _("%(where)s: unknown field(s) %(f)s.") % {"where": where, "f": ", ".join(extra)}
+                ngettext(
+                    "%(where)s: unknown field %(f)s.",
+                    "%(where)s: unknown fields %(f)s.",
+                    len(extra),
+                )
+                % {"where": where, "f": ", ".join(extra)}
             )
         )
     if not (0 <= x < width and 0 <= y < height):

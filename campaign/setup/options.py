@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 import rules as R
 from campaign import adapters
@@ -325,7 +325,10 @@ def options_checked(data: Mapping[str, Any], base: R.Options | None = None) -> R
     errors: dict[str | None, list[str]] = {}
     unknown = sorted(set(data) - set(OPTIONS_BY_NAME))
     if unknown:
-        errors[None] = [_("Unknown option(s): %(names)s.") % {"names": ", ".join(unknown)}]
+        errors[None] = [
+            ngettext("Unknown option: %(names)s.", "Unknown options: %(names)s.", len(unknown))
+            % {"names": ", ".join(unknown)}
+        ]
     merged = to_data(base or R.Options())
     for name, value in data.items():
         spec = OPTIONS_BY_NAME.get(name)

@@ -29,6 +29,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import format_lazy, slugify
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 import rules as R
 from campaign import adapters, fog
@@ -400,7 +401,10 @@ def player_update(*, player: Player, **changes: Any) -> Player:
     locked = campaign_lock(player.campaign)
     unknown = set(changes) - set(PLAYER_FIELDS)
     if unknown:
-        raise ServiceError(_("Unknown field(s): %(f)s.") % {"f": ", ".join(sorted(unknown))})
+        raise ServiceError(
+            ngettext("Unknown field: %(f)s.", "Unknown fields: %(f)s.", len(unknown))
+            % {"f": ", ".join(sorted(unknown))}
+        )
     values = _player_fields(locked, changes)
     for k, v in values.items():
         setattr(player, k, v.strip() if k == "race" else v)

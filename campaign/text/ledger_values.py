@@ -51,20 +51,22 @@ STRUCK: Mapping[str, Any] = {  # §9.4.3 catastrophe: what a player's die strike
     "holding": gettext_lazy("a square with his holding"),
     "none": gettext_lazy("nothing"),
 }
-SCENERY_ROW: Mapping[str, Any] = {  # §7.7 the rows of the Naran scenery tables
-    "flat": gettext_lazy("Flat"),
-    "hilly": gettext_lazy("Hilly"),
-    "mountainous": gettext_lazy("Mountainous"),
-    "grassland": gettext_lazy("Grassland"),
+SCENERY_ROW: Mapping[
+    str, Any
+] = {  # §7.7 the rows of the Naran scenery tables, the rulebook's words
+    "flat": gettext_lazy("Flat region"),
+    "hilly": gettext_lazy("Hilly region"),
+    "mountainous": gettext_lazy("Mountainous region"),
+    "grassland": gettext_lazy("Natural vegetation"),
     "cultivated-fields": gettext_lazy("Cultivated fields"),
     "wood": gettext_lazy("Wood"),
     "forest-or-jungle": gettext_lazy("Forest or jungle"),
     "desert-or-wasteland": gettext_lazy("Desert or wasteland"),
-    "river": gettext_lazy("River"),
+    "river": gettext_lazy("Stream, river or wadi"),
     "marsh": gettext_lazy("Marsh"),
     "lake": gettext_lazy("Lake"),
     "swamp": gettext_lazy("Swamp"),
-    "volcano": gettext_lazy("Volcano"),
+    "volcano": gettext_lazy("Volcano and river of lava"),
     "dunes": gettext_lazy("Dunes"),
     "boulders": gettext_lazy("Boulders"),
     "isolated-mountain": gettext_lazy("Isolated mountain"),

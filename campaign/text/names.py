@@ -14,23 +14,34 @@ from django.utils.translation import gettext as _
 
 from campaign.fog import Lens, id_tokens
 from campaign.state_rows import derived
-from campaign.text.labels import battle_number
-from rules import CampaignState, Force
+from campaign.text.labels import INDIVIDUAL_KIND, SPECIALITY, battle_number, label
+from rules import CampaignState, Force, General, Individual
 
 
 def force_label(force: Force) -> str:
     return force.name or _("force %(id)s") % {"id": force.id}
 
 
+def general_label(general: General, force: Force) -> str:
+    """A general's name; one without a name (a generated campaign's) is named by his force,
+    never by his id."""
+    return general.name or _("the general of %(force)s") % {"force": force_label(force)}
+
+
+def individual_label(individual: Individual) -> str:
+    """A character's name, or the rulebook's name of his kind when he has none."""
+    return individual.name or str(label(INDIVIDUAL_KIND, individual.kind))
+
+
 def member_labels(force: Force) -> Iterator[tuple[str, str]]:
     """Each member of a force (its generals, units and characters) with its readable name."""
     for c in force.commands:
         if c.general is not None:
-            yield c.general.id, c.general.name or _("the general %(id)s") % {"id": c.general.id}
+            yield c.general.id, general_label(c.general, force)
         for u in c.units:
-            yield u.id, u.type or u.id
+            yield u.id, u.type or str(label(SPECIALITY, u.speciality))
     for i in force.individuals:
-        yield i.id, i.name or i.kind.value.replace("-", " ")
+        yield i.id, individual_label(i)
 
 
 _StateNames = tuple[dict[str, str], dict[str, tuple[str, str]], dict[str, str], dict[str, str]]
@@ -49,8 +60,8 @@ def _state_names(states: Sequence[CampaignState]) -> _StateNames:
             holdings[h.id] = h.name or h.id
         for f in s.forces:
             forces[f.id] = force_label(f)
-            for mid, label in member_labels(f):
-                members[mid] = (label, f.id)
+            for mid, name in member_labels(f):
+                members[mid] = (name, f.id)
     return forces, members, holdings, players
 
 

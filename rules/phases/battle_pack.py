@@ -4,7 +4,7 @@ contact of Phase 2. Built after all movement, so forces that joined a battle are
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from rules import tables as T
@@ -180,21 +180,31 @@ def _holding_feature(state: CampaignState, square: Coord) -> dict[str, str]:
     }
 
 
-def setup_rule(features: frozenset[Feature], reading: str = "all", naran: bool = True) -> str:
-    """§7.6: one rule per feature of the square, joined; plain set-up when none applies.
-    A-28: `every_other_reading = alternate` reads forest/swamp as "every second feature"."""
-    rules: list[str] = []
+def setup_rule_features(
+    features: Iterable[Feature | str], reading: str = "all", naran: bool = True
+) -> tuple[tuple[Feature, bool], ...]:
+    """§7.6: the features of the square whose set-up rule applies, in order, each with
+    whether it is read the alternate way (A-28: `every_other_reading = alternate` reads
+    forest/swamp as "every second feature"); none for a plain set-up. The web words them."""
+    present = {Feature(f) for f in features if f in Feature._value2member_map_}
+    out: list[tuple[Feature, bool]] = []
     for feat in SETUP_ORDER:
-        if feat not in features or feat not in T.SETUP_RULES:
+        if feat not in present or feat not in T.SETUP_RULES:
             continue
-        if feat is Feature.JUNGLE and Feature.FOREST in features:
+        if feat is Feature.JUNGLE and Feature.FOREST in present:
             continue  # jungle counts as forest (§6.3): one rule
         if feat is Feature.HILL and not naran:
             continue  # hill is a Naran terrain type (R2.1.2)
-        if reading == "alternate" and feat in T.SETUP_ALTERNATE:
-            rules.append(T.SETUP_ALTERNATE[feat])
-        else:
-            rules.append(T.SETUP_RULES[feat])
+        out.append((feat, reading == "alternate" and feat in T.SETUP_ALTERNATE))
+    return tuple(out)
+
+
+def setup_rule(features: frozenset[Feature], reading: str = "all", naran: bool = True) -> str:
+    """§7.6: one rule per feature of the square, joined; plain set-up when none applies."""
+    rules = [
+        T.SETUP_ALTERNATE[feat] if alternate else T.SETUP_RULES[feat]
+        for feat, alternate in setup_rule_features(features, reading, naran)
+    ]
     return " ".join(rules) if rules else T.SETUP_PLAIN
 
 

@@ -24,11 +24,21 @@ RACE_HOLDING_TERRAIN: dict[str, frozenset[Feature]] = {  # R2.3.4 exceptions
     "goblins": frozenset({Feature.FOREST, Feature.JUNGLE}),
     "orcs": frozenset({Feature.SWAMP}),
 }
-_RACE_ALIASES = {"dwarf": "dwarves", "wood-elf": "wood-elves", "goblin": "goblins", "orc": "orcs"}
+_RACE_ALIASES = {
+    "dwarf": "dwarves",
+    "wood-elf": "wood-elves",
+    "goblin": "goblins",
+    "orc": "orcs",
+    # the Italian rulebook's names, which the set-up page offers an Italian GM
+    "nani": "dwarves",
+    "elfi-dei-boschi": "wood-elves",
+    "orchi": "orcs",
+}
 
 
 def race_key(race: str) -> str:
-    """'Wood Elves', 'wood_elf' and 'wood-elves' are the same race for R2.3.4."""
+    """'Wood Elves', 'wood_elf', 'wood-elves' and 'Elfi dei Boschi' are the same race for
+    R2.3.4."""
     key = "-".join(race.lower().replace("_", " ").split())
     return _RACE_ALIASES.get(key, key)
 

@@ -23,6 +23,8 @@ from campaign.orders.services import orders_submit
 from campaign.selectors import turn_current
 from campaign.setup.invitations import membership_add
 from campaign.setup.services import campaign_create
+from campaign.text.labels import label
+from campaign.text.ledger_values import SCENERY_ROW
 from campaign.turns.services import turn_close, turn_resolve
 from rules.codec import to_data
 from rules.generate import generate_campaign, generate_orders
@@ -128,7 +130,7 @@ def test_ammunition_rolls_and_scenery_come_from_the_ledger(cast):
     assert "Random scenery (§7.7)" in page
     for purpose in scenery:
         name = purpose.rsplit("scenery-", 1)[1]
-        assert battle.pack["scenery"][name].replace("-", " ") in page
+        assert label(SCENERY_ROW, battle.pack["scenery"][name]) in page  # in words
         assert f'data-purpose="{purpose}"' in html
     assert 'data-purpose="battle:t1-b1:ammo-d3u2"' in html
     # the stored ledger numbers are not shown: under fog their gaps count the enemy's rolls

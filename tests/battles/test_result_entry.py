@@ -103,8 +103,8 @@ def test_htmx_preview_gives_the_live_totals_and_each_row(cast, battle):
     assert '<tr id="totals-a">' in html
     assert 'hx-swap-oob="true"' in html  # each unit's figures left and row errors
     assert (
-        "Horse raiders (r3u1) had 16 figures when the battle began, but 19 are entered as "
-        "killed, fled or gone off the table (R7.1.1)." in html
+        "Horse raiders of The Red Riders had 16 figures when the battle began, but 19 are "
+        "entered as killed, fled or gone off the table (R7.1.1)." in html
     )
     # the March still has 37 figures on the field: the raiders cannot have won (core method)
     assert "Raiders cannot have won: Defenders still has 37 figures on the field." in html
@@ -141,11 +141,11 @@ def test_negative_numbers_are_refused(cast, battle):
         cast, battle, {"units": [{"unit_id": "r3u1", "killed": -1}], "outcomes": _won("b")}
     )
     assert errors["u-r3u1-killed"] == [
-        "Horse raiders (r3u1): the figures killed cannot be a negative number."
+        "Horse raiders of The Red Riders: the figures killed cannot be a negative number."
     ]
     response = enter(cast, "side_a", battle, units={"d3u2": {"fled": -3}}, outcome="stalemate")
     assert response.status_code == 400
-    assert "Archers (d3u2): the figures that fled cannot be a negative number." in (
+    assert "Archers of The Southern March: the figures that fled cannot be a negative number." in (
         response.content.decode()
     )
 
@@ -157,12 +157,12 @@ def test_more_figures_than_present_are_refused(cast, battle):
         {"units": [{"unit_id": "r3u2", "killed": 6, "left_oppose": 5}], "outcomes": _won("b")},
     )
     assert errors["u-r3u2"] == [
-        "Wolf riders (r3u2) had 10 figures when the battle began, but 11 are entered as killed, "
-        "fled or gone off the table (R7.1.1)."
+        "Wolf riders of The Red Riders had 10 figures when the battle began, but 11 are entered "
+        "as killed, fled or gone off the table (R7.1.1)."
     ]
     response = enter(cast, "side_b", battle, units={"d3u3": {"killed": 11}}, outcome="stalemate")
     assert response.status_code == 400
-    assert "Light horse (d3u3) had 10 figures when the battle began (R7.1.1)." in (
+    assert "Light horse of The Southern March had 10 figures when the battle began (R7.1.1)." in (
         response.content.decode()
     )
     assert refresh(battle).entry == Battle.Entry.NONE

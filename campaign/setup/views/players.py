@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from campaign.access import Viewer
@@ -25,7 +26,17 @@ from campaign.setup import invitations
 from campaign.setup import services as setup
 from campaign.setup.forms import InvitationForm, PlayerForm, SideForm
 from campaign.setup.views.pages import bound_data, first_step, gm_viewer, page, refusal_show
+from campaign.text.labels import FEATURE, in_sentence, label
 from rules import RACE_HOLDING_TERRAIN
+
+# the races of R2.3.4 by their rulebook names; rules.race_key reads them back, in either
+# language
+RACE_NAMES = {
+    "dwarves": gettext_lazy("Dwarves"),
+    "wood-elves": gettext_lazy("Wood Elves"),
+    "goblins": gettext_lazy("Goblins"),
+    "orcs": gettext_lazy("Orcs"),
+}
 
 PLAYERS_TEMPLATE = "campaign/setup_players.html"
 
@@ -63,7 +74,10 @@ def _players_page(
         player_form=player_form,
         editing=editing,
         races=[
-            (race, ", ".join(sorted(f.value for f in terrain)))
+            (
+                str(RACE_NAMES.get(race, race)),
+                ", ".join(sorted(in_sentence(label(FEATURE, f)) for f in terrain)),
+            )
             for race, terrain in RACE_HOLDING_TERRAIN.items()
         ],
     )

@@ -159,7 +159,9 @@ def test_a_force_goes_by_boat_along_a_navigable_river(cast):
     assert "Follow the path by boat along the navigable river" in editor
     voyage = _r2(cast, path="3,4;4,4", by_river="on")
     refused = client.post(url, voyage, headers=HTMX).content.decode()
-    assert f"to carry it all it needs {boats} and {rafts}" in refused
+    assert f"0 boats and 0 rafts; to carry it all it needs {boats} boats and {rafts} rafts" in (
+        refused
+    )
     Force.objects.filter(campaign=cast.campaign, key="r2").update(boats=boats, rafts=rafts)
     off_river = client.post(url, _r2(cast, path="3,5", by_river="on"), headers=HTMX)
     assert "goes only along squares of a navigable river" in off_river.content.decode()

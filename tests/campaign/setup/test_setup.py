@@ -271,7 +271,7 @@ def test_map_import_json_takes_a_whole_state_document(world):
             'zone "green" is not a player of this campaign (players: blue-orcs, red-dwarves)',
         ),
         ('{"width": 400, "height": 3}', "The map width must be a whole number from 3 to 60"),
-        ('{"width": 4, "height": 3, "colour": "red"}', "Unknown field(s): colour"),
+        ('{"width": 4, "height": 3, "colour": "red"}', "Unknown field: colour"),
         ("[1, 2]", "must be an object"),
     ],
 )
@@ -537,7 +537,7 @@ def test_options_update_sets_every_field(world):
         ({"battle_result_method": "dutch"}, "battle_result_method", "is not one of core, italian"),
         ({"climate": "arctic"}, "climate", "is not one of cold"),
         ({"battle_max_turns": 0}, "battle_max_turns", "at least 1"),
-        ({"no_such_option": True}, "__all__", "Unknown option(s): no_such_option"),
+        ({"no_such_option": True}, "__all__", "Unknown option: no_such_option"),
         ({"weather_phase": "yes"}, "__all__", "expected true or false"),
     ],
 )
