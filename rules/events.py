@@ -299,8 +299,16 @@ class RandomEvent(Event):
     table: str
     event: str
     total: int
-    detail: str = ""
     rule: str = "§9.4"
+    # what the event did is told by the events after it; `outcome` (rules.event_codes) says
+    # what kept it from happening, with `count` of `kind` lost; `kept`: the player kept a
+    # "roll again" result (A-41); `day` and `role`: a scenario key day's table (§11.8)
+    outcome: str = "done"
+    kept: bool = False
+    kind: str = ""
+    count: int = 0
+    day: int | None = None
+    role: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,8 +342,10 @@ class SupplyConvoy(Event):
     player_id: str
     day: int
     event: str
-    detail: str = ""
     rule: str = "R9.3.9"
+    outcome: str = "done"  # as RandomEvent's
+    kind: str = ""
+    count: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,6 +409,12 @@ class ReinforcementsRefused(Event):
     request: int | None
     reason: str
     rule: str
+    # the reason's parameters (rules.event_codes.REINFORCEMENTS_REFUSED)
+    force_id: str = ""
+    cost: int | None = None
+    bank: int | None = None
+    units: tuple[str, ...] = ()
+    status: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,6 +432,7 @@ class IndividualJoined(Event):
     individual_id: str
     kind: str
     rule: str
+    magic_points: int = 0  # a Wizard's, when he joins
 
 
 @dataclass(frozen=True, slots=True)
@@ -460,6 +477,36 @@ class AttritionSuffered(Event):
     recovered: int
     deserted: int
     rule: str = "R6.10"
+
+
+@dataclass(frozen=True, slots=True)
+class MagicPointsGained(Event):
+    """A Wizard of the force received magic points (§9.4.1 17); `total`: his points now."""
+
+    force_id: str
+    individual_id: str
+    points: int
+    total: int
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class EpidemicStruck(Event):
+    """An epidemic struck one of the player's holdings (§9.4.3 4, the owner's choice, A-41);
+    the points it cost follow as BankChanged and ForcePointsLost."""
+
+    player_id: str
+    holding_id: str
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class CatastropheStruck(Event):
+    """A catastrophe struck a square of the player's (§9.4.3 6); its losses follow."""
+
+    player_id: str
+    square: tuple[int, int]
+    rule: str
 
 
 # --- construction -----------------------------------------------------------------------------

@@ -14,7 +14,8 @@ from django.utils.translation import gettext as _
 
 from campaign.fog import Lens, id_tokens
 from campaign.state_rows import derived
-from campaign.text.labels import battle_number
+from campaign.text.labels import INDIVIDUAL_KIND, battle_number
+from campaign.text.labels import label as label_of
 from rules import CampaignState, Force
 
 
@@ -30,7 +31,8 @@ def member_labels(force: Force) -> Iterator[tuple[str, str]]:
         for u in c.units:
             yield u.id, u.type or u.id
     for i in force.individuals:
-        yield i.id, i.name or i.kind.value.replace("-", " ")
+        # characters the events bring have no name (rules.phases.random_events): their kind
+        yield i.id, i.name or label_of(INDIVIDUAL_KIND, i.kind)
 
 
 _StateNames = tuple[dict[str, str], dict[str, tuple[str, str]], dict[str, str], dict[str, str]]
