@@ -175,7 +175,7 @@ def tokens(kind: Any, count: int) -> str:
         return ngettext("%(count)s spirit token", "%(count)s spirit tokens", count) % values
     if kind == "poisoned-arrows":
         text = ngettext(
-            "%(count)s poisoned-arrows token", "%(count)s poisoned-arrows tokens", count
+            "%(count)s token of poisoned arrows", "%(count)s tokens of poisoned arrows", count
         )
         return text % values
     if kind == "magic-item":

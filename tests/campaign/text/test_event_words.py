@@ -1,0 +1,140 @@
+"""Every event the rules can write reads as a sentence in English and in Italian, from its
+codes and parameters: each event class of `rules.events` has a renderer, each declared code
+(`rules.event_codes`) has words, and no code reaches the reader as a slug."""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, fields
+from typing import Any
+
+import pytest
+from django.utils import translation
+
+from campaign.text import event_words as W
+from campaign.text.names import Names
+from campaign.text.sentences import RENDERERS, event_sentence
+from rules import event_codes
+from rules import events as E
+from rules import tables as T
+from rules.phases.random_events import CATASTROPHE, GENERAL, TRIBAL
+from rules.scenarios import EVENT_PARAMS, load_scenario
+
+EVENT_TYPES = sorted(
+    {c for c in vars(E).values() if isinstance(c, type) and issubclass(c, E.Event)},
+    key=lambda c: c.__name__,
+)
+EVENT_TYPES.remove(E.Event)
+
+SAMPLE: dict[str, Any] = {  # a value for each field type (annotations are strings)
+    "str": "x1",
+    "str | None": "x1",
+    "int": 3,
+    "int | None": 3,
+    "bool": True,
+    "tuple[int, int]": [1, 2],
+    "tuple[str, ...]": ["x1", "x2"],
+    "tuple[tuple[int, int], ...]": [[1, 2], [2, 2]],
+    "dict[str, str]": {"a": "won", "b": "lost"},
+}
+CODE_SAMPLE = {  # a valid value for fields that hold another table's code
+    "weather": "storm",
+    "weather_from": "fine",
+    "weather_to": "storm",
+    "requested": "probe",
+    "outcome": "ok",
+    "old_status": "defend",
+    "new_status": "shattered",
+    "method": "by-force",
+    "choice": "last",
+    "kind": "scout",
+    "speciality": "infantry",
+    "feature": "city",
+    "source": "ranks",
+    "triggers": ["lost-battle"],
+    "table": "general",
+    "event": "leader-emerges",
+    "status": "probe",
+}
+
+
+def _names() -> Names:
+    return Names([], sides={}, everything=True)
+
+
+def sample(cls: type[E.Event], **given: Any) -> dict[str, Any]:
+    d: dict[str, Any] = {"type": cls.__name__}
+    for f in fields(cls):
+        if f.name == "rule":
+            d[f.name] = f.default if f.default is not MISSING else "R1"
+            continue
+        d[f.name] = CODE_SAMPLE.get(f.name, SAMPLE[str(f.type)])
+    codes = event_codes.CODED_FIELDS
+    for (kind, field), allowed in codes.items():
+        if kind == cls.__name__:
+            d[field] = sorted(allowed)[0]
+    if cls is E.TokensGained:
+        d["kind"] = "spirit"
+    return {**d, **given}
+
+
+def both(event: dict[str, Any]) -> tuple[str, str]:
+    with translation.override("en"):
+        en = event_sentence(event, _names())
+    with translation.override("it"):
+        it = event_sentence(event, _names())
+    return en, it
+
+
+@pytest.mark.parametrize("cls", EVENT_TYPES, ids=lambda c: c.__name__)
+def test_every_event_type_reads_in_english_and_italian(cls: type[E.Event]) -> None:
+    assert cls.__name__ in RENDERERS, f"{cls.__name__} has no sentence"
+    en, it = both(sample(cls))
+    assert en != it, f"{cls.__name__} has no Italian sentence: {en}"
+
+
+CODES = [
+    (kind, field, code)
+    for (kind, field), codes in event_codes.CODED_FIELDS.items()
+    for code in sorted(codes)
+]
+
+
+@pytest.mark.parametrize(("kind", "field", "code"), CODES, ids=lambda v: str(v))
+def test_every_code_has_words_in_both_languages(kind: str, field: str, code: str) -> None:
+    table = W.WORDS[(kind, field)]
+    assert code in table, f"{kind}.{field} {code!r} has no words"
+    event = sample(getattr(E, kind), **{field: code})
+    if kind == "RandomEvent":
+        event["count"] = 2
+    en, it = both(event)
+    assert en != it, (kind, code)
+    for text in (en, it):
+        assert "—" not in text.replace(" — ", ""), text  # a missing word reads as a dash
+        if "-" in code:
+            assert code not in text, text
+
+
+def test_every_random_event_table_row_and_role_has_a_name() -> None:
+    keys = {*GENERAL, *TRIBAL, *CATASTROPHE, *EVENT_PARAMS, *T.GENERAL_EVENTS.values()}
+    assert keys <= set(W.RANDOM_EVENTS), keys - set(W.RANDOM_EVENTS)
+    assert set(event_codes.EVENT_TABLES) == set(W.EVENT_TABLES)
+    incursion = load_scenario("incursion")
+    assert {r.id for r in incursion.roles} <= set(W.ROLES)
+    for key in W.RANDOM_EVENTS:
+        en, it = both(sample(E.RandomEvent, event=key))
+        assert en != it and key not in en.replace(key.replace("-", " "), ""), key
+
+
+def test_a_key_day_table_reads_as_the_roles_table_of_its_day() -> None:
+    event = sample(E.RandomEvent, table="day-7-defenders", day=7, role="defenders", event="points")
+    event |= {"outcome": "done", "kept": True}
+    en, it = both(event)
+    assert "the events table of the Defenders for day 7" in en
+    assert "he keeps this result" in en
+    assert "day-7" not in en and "day-7" not in it and "defenders" not in it
+
+
+def test_a_leader_whose_cv_does_not_change_does_not_read_changed() -> None:
+    event = sample(E.LeaderCvChanged, old_cv=2, new_cv=2)
+    en, _it = both(event)
+    assert "stays at 2" in en and "changed" not in en
