@@ -481,12 +481,11 @@ class AttritionSuffered(Event):
 
 @dataclass(frozen=True, slots=True)
 class MagicPointsGained(Event):
-    """A Wizard of the force received magic points (§9.4.1 17); `total`: his points now."""
+    """A Wizard of the force received magic points (§9.4.1 17)."""
 
     force_id: str
     individual_id: str
     points: int
-    total: int
     rule: str
 
 

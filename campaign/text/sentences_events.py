@@ -258,11 +258,10 @@ def _tokens_gained(e: EventData, n: Names) -> str:
 
 @renders("MagicPointsGained")
 def _magic_points(e: EventData, n: Names) -> str:
-    return _("%(wizard)s, of %(force)s, received %(points)s magic points: %(total)s in all.") % {
+    return _("%(wizard)s, of %(force)s, received %(points)s magic points.") % {
         "wizard": n.member(e.get("individual_id")),
         "force": n.force(e.get("force_id")),
         "points": e.get("points"),
-        "total": e.get("total"),
     }
 
 

@@ -277,8 +277,7 @@ _LINES: dict[str, Callable[[E], str]] = {
         f"{e['lost']} lost, {e['recovered']} recovered, {e['deserted']} deserted to attrition"
     ),
     "MagicPointsGained": lambda e: (
-        f"wizard {e['individual_id']} of force {e['force_id']}: "
-        f"+{e['points']} magic points ({e['total']} in all)"
+        f"wizard {e['individual_id']} of force {e['force_id']}: +{e['points']} magic points"
     ),
     "EpidemicStruck": lambda e: f"epidemic in holding {e['holding_id']} of {e['player_id']}",
     "CatastropheStruck": lambda e: f"catastrophe on square {_sq(e['square'])} of {e['player_id']}",

@@ -450,7 +450,7 @@ def _wizard_points(state: CampaignState, pid: str, pm: int, rule: str) -> Applie
                     for i in f.individuals
                 )
                 state = state.replace_force(replace(f, individuals=inds))
-                gained = MagicPointsGained(f.id, w.id, pm, w.magic_points + pm, rule)
+                gained = MagicPointsGained(f.id, w.id, pm, rule)
                 return state, [gained], DONE
     return state, [], Told("no-wizard")
 
@@ -576,13 +576,14 @@ def _catastrophe(state: CampaignState, dice: Dice, pid: str, rule: str, purpose:
     forces, 6 a square with one of his holdings (`_struck_square`); there he loses half the
     points of every force (and half his reserves, if it is his capital [SR]), his forces are
     Shattered and one already Shattered is annihilated."""
+    struck: list[Event] = []  # told first, then what each blow did (in player order)
     events: list[Event] = []
     for p in state.active_players():
         rec = dice.roll(purpose=f"{purpose}:{p.id}", rule=rule, judge=_struck)
         sq = _struck_square(state, p.id, rec.value)
         if sq is None:
             continue
-        events.append(CatastropheStruck(p.id, sq, rule))
+        struck.append(CatastropheStruck(p.id, sq, rule))
         capital = own_capital(state, p.id)
         bank = state.bank.get(p.id, 0)
         if capital is not None and capital.square == sq and bank:
@@ -592,7 +593,7 @@ def _catastrophe(state: CampaignState, dice: Dice, pid: str, rule: str, purpose:
             state, p.id, sq, lambda f: f.points // 2, "catastrophe", rule, shatter=True
         )
         events += ev
-    return state, events, DONE if events else Told("no-one-struck")
+    return state, struck + events, DONE if struck else Told("no-one-struck")
 
 
 def _struck_square(state: CampaignState, pid: str, value: int) -> Coord | None:
