@@ -38,6 +38,7 @@ PRIVATE_EVENTS = frozenset(
         "CraftReceived",
         "OrderRefused",
         "ReinforcementsArrived",  # what his capital received (§9.3) is his side's business
+        "MagicPointsGained",  # a Wizard's points, like his force's tokens
     }
 )
 # R6.1.3: a force's initiative roll; R6.1.5: the re-rolls of a tie between players

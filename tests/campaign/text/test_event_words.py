@@ -4,6 +4,9 @@ codes and parameters: each event class of `rules.events` has a renderer, each de
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import MISSING, fields
 from typing import Any
 
@@ -54,6 +57,7 @@ CODE_SAMPLE = {  # a valid value for fields that hold another table's code
     "table": "general",
     "event": "leader-emerges",
     "status": "probe",
+    "role": "defenders",
 }
 
 
@@ -78,11 +82,31 @@ def sample(cls: type[E.Event], **given: Any) -> dict[str, Any]:
 
 
 def both(event: dict[str, Any]) -> tuple[str, str]:
-    with translation.override("en"):
-        en = event_sentence(event, _names())
-    with translation.override("it"):
-        it = event_sentence(event, _names())
+    """The sentence in English and in Italian; a code without words (logged by `W.word`)
+    fails."""
+    with assert_no_missing_words():
+        with translation.override("en"):
+            en = event_sentence(event, _names())
+        with translation.override("it"):
+            it = event_sentence(event, _names())
     return en, it
+
+
+@contextmanager
+def assert_no_missing_words() -> Iterator[None]:
+    missing: list[str] = []
+
+    class Catch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            missing.append(record.getMessage())
+
+    handler = Catch(logging.ERROR)
+    W.log.addHandler(handler)
+    try:
+        yield
+    finally:
+        W.log.removeHandler(handler)
+    assert not missing, missing
 
 
 @pytest.mark.parametrize("cls", EVENT_TYPES, ids=lambda c: c.__name__)
@@ -104,7 +128,9 @@ def test_every_code_has_words_in_both_languages(kind: str, field: str, code: str
     table = W.WORDS[(kind, field)]
     assert code in table, f"{kind}.{field} {code!r} has no words"
     event = sample(getattr(E, kind), **{field: code})
-    if kind == "RandomEvent":
+    if code == "nobody":
+        event["kind"] = "magic-item"  # tokens of some kind were lost
+    if field == "outcome":
         event["count"] = 2
     en, it = both(event)
     assert en != it, (kind, code)
