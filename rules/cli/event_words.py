@@ -153,7 +153,9 @@ _LINES: dict[str, Callable[[E], str]] = {
     "ForceDestroyed": lambda e: (
         f"force {e['force_id']} of {e['owner']} removed from play ({_word(e, 'reason')})"
     ),
-    "InitiativeDetermined": lambda e: f"initiative {e['method']}: {', '.join(e['order'])}",
+    "InitiativeDetermined": lambda e: (
+        f"initiative {e['method'].replace('-', ' ')}: {', '.join(e['order'])}"
+    ),
     "ArmyInitiativeChosen": lambda e: f"{e['player_id']} moves his forces {e['choice']}",
     "MovementRolled": lambda e: (
         f"force {e['force_id']} may move {_pl(e['allowance'], 'square')}"
