@@ -193,10 +193,10 @@ def _random_event(e: EventData, n: Names) -> str:
     }
     if values["outcome"]:
         return (
-            _("Random event for %(player)s (%(table)s, roll %(total)s): %(event)s — %(outcome)s.")
+            _("Random event for %(player)s, %(table)s, roll %(total)s: %(event)s — %(outcome)s.")
             % values
         )
-    return _("Random event for %(player)s (%(table)s, roll %(total)s): %(event)s.") % values
+    return _("Random event for %(player)s, %(table)s, roll %(total)s: %(event)s.") % values
 
 
 @renders("SupplyConvoy")
@@ -225,6 +225,13 @@ def _individual_joined(e: EventData, n: Names) -> str:
         "force": n.force(e.get("force_id")),
         "points": e.get("magic_points"),
     }
+    if values["individual"] == values["kind"]:  # no name of his own (an event's gift)
+        if e.get("magic_points"):
+            text = _(
+                "%(force)s was joined by a new character, %(kind)s, with %(points)s magic points."
+            )
+            return text % values
+        return _("%(force)s was joined by a new character, %(kind)s.") % values
     if e.get("magic_points"):
         return (
             _("%(individual)s (%(kind)s) joined %(force)s, with %(points)s magic points.") % values

@@ -164,3 +164,39 @@ def test_a_leader_whose_cv_does_not_change_does_not_read_changed() -> None:
     event = sample(E.LeaderCvChanged, old_cv=2, new_cv=2)
     en, _it = both(event)
     assert "stays at 2" in en and "changed" not in en
+
+
+def test_a_character_an_event_brings_is_named_by_his_kind_never_his_id() -> None:
+    from tests.rules.casefile import load_state
+
+    state = load_state(
+        {
+            "players": [{"id": "orc", "side": "orc"}],
+            "map": {"width": 3, "height": 3},
+            "forces": [
+                {
+                    "id": "f11",
+                    "name": "Varga Riders",
+                    "owner": "orc",
+                    "square": [1, 1],
+                    "status": "probe",
+                    "units": [
+                        {
+                            "id": "u1",
+                            "type": "Wolves",
+                            "speciality": "cavalry",
+                            "quality": "average",
+                            "figures": 8,
+                        }
+                    ],
+                    "individuals": [{"id": "i26", "kind": "scout", "name": ""}],
+                }
+            ],
+        }
+    )
+    names = Names([state], sides={}, everything=True)
+    event = sample(E.IndividualJoined, force_id="f11", individual_id="i26", kind="scout")
+    event["magic_points"] = 0
+    assert event_sentence(event, names) == "Varga Riders was joined by a new character, Scout."
+    with translation.override("it"):
+        assert "i26" not in event_sentence(event, names)
