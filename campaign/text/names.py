@@ -23,11 +23,16 @@ def force_label(force: Force) -> str:
     return force.name or _("force %(id)s") % {"id": force.id}
 
 
+def unnamed_general(force_name: str) -> str:
+    """A general without a name, by his force (never by his id)."""
+    return _("the general of %(force)s") % {"force": force_name}
+
+
 def member_labels(force: Force) -> Iterator[tuple[str, str]]:
     """Each member of a force (its generals, units and characters) with its readable name."""
     for c in force.commands:
         if c.general is not None:
-            yield c.general.id, c.general.name or _("the general %(id)s") % {"id": c.general.id}
+            yield c.general.id, c.general.name or unnamed_general(force_label(force))
         for u in c.units:
             yield u.id, u.type or u.id
     for i in force.individuals:

@@ -13,7 +13,7 @@ from django.utils.translation import ngettext
 
 from campaign.text import event_words as W
 from campaign.text.labels import HOLDING_FEATURE, INDIVIDUAL_KIND, STATUS, label
-from campaign.text.names import Names
+from campaign.text.names import Names, unnamed_general
 from campaign.text.sentences import EventData, renders, signed, square
 
 
@@ -241,12 +241,12 @@ def _individual_joined(e: EventData, n: Names) -> str:
 
 @renders("LeaderCvChanged")
 def _cv_changed(e: EventData, n: Names) -> str:
-    values = {
-        "general": n.member(e.get("general_id")),
-        "force": n.force(e.get("force_id")),
-        "old": e.get("old_cv"),
-        "new": e.get("new_cv"),
-    }
+    general, force = n.member(e.get("general_id")), n.force(e.get("force_id"))
+    values = {"general": general, "force": force, "old": e.get("old_cv"), "new": e.get("new_cv")}
+    if general == unnamed_general(force):  # "the general of <force>": said once
+        if e.get("old_cv") == e.get("new_cv"):
+            return _("%(general)s keeps command value %(new)s.") % values
+        return _("%(general)s now has command value %(new)s (it was %(old)s).") % values
     if e.get("old_cv") == e.get("new_cv"):
         return _("The command value of %(general)s, of %(force)s, stays at %(new)s.") % values
     return (

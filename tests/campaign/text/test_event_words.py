@@ -200,3 +200,17 @@ def test_a_character_an_event_brings_is_named_by_his_kind_never_his_id() -> None
     assert event_sentence(event, names) == "Varga Riders was joined by a new character, Scout."
     with translation.override("it"):
         assert "i26" not in event_sentence(event, names)
+
+
+def test_a_general_without_a_name_reads_by_his_force_and_his_cv_once() -> None:
+    from dataclasses import replace as evolve
+
+    from tests.rules.test_phases_5_8 import force, state_with
+
+    state = state_with(evolve(force("f7", "orc", cv=4), name="Varga Host"))
+    names = Names([state], sides={}, everything=True)
+    event = sample(E.LeaderCvChanged, force_id="f7", general_id="g-f7", old_cv=4, new_cv=5)
+    text = event_sentence(event, names)
+    assert text == "The general of Varga Host now has command value 5 (it was 4)."
+    event |= {"old_cv": 2, "new_cv": 2}
+    assert event_sentence(event, names) == "The general of Varga Host keeps command value 2."
