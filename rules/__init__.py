@@ -12,6 +12,7 @@ submodules (an import-linter contract). Grouped by concern:
 - orders: `PlayerOrders`, `ForceOrders`, `validate_orders`, `legal_moves` (rules.orders)
 - single tests: `force_test_modifiers`, `force_test_pass_probability`, `battle_result`
 - the turn: `resolve_turn`, `resolve_after_battles` (rules.turn); `validate_result`
+- events' codes: `event_codes` (the closed sets of their reason and outcome fields)
 - battles: `BattlePack`, `BattleResult`, `PendingBattle` (rules.battle)
 - set-up: territory thirds, holding placement, force organisation (rules.setup.*)
 - scenarios: `load_scenario`; synthetic campaigns: `generate_campaign`, `generate_orders`
@@ -20,6 +21,7 @@ submodules (an import-linter contract). Grouped by concern:
   (rules.cli.pool: the engine itself starts no process)
 """
 
+from rules import event_codes
 from rules.battle import BattlePack, BattleResult, IndividualFate, PendingBattle, UnitLoss
 from rules.checks import battle_result, force_test_modifiers, force_test_pass_probability
 from rules.cli.pool import odds_pool
@@ -108,6 +110,7 @@ from rules.types import (
 from rules.waterways import craft_carry, craft_needed, ships_needed
 
 __all__ = [
+    "event_codes",
     "ARMY_INITIATIVE",
     "EVENT_TARGET_KINDS",
     "EVENT_TYPES",

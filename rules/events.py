@@ -358,8 +358,16 @@ class RandomEvent(Event):
     table: str
     event: str
     total: int
-    detail: str = ""
     rule: str = "§9.4"
+    # what the event did is told by the events after it; `outcome` (rules.event_codes) says
+    # what kept it from happening, with `count` of `kind` lost; `kept`: the player kept a
+    # "roll again" result (A-41); `day` and `role`: a scenario key day's table (§11.8)
+    outcome: str = "done"
+    kept: bool = False
+    kind: str = ""
+    count: int = 0
+    day: int | None = None
+    role: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,8 +404,10 @@ class SupplyConvoy(Event):
     player_id: str
     day: int
     event: str
-    detail: str = ""
     rule: str = "R9.3.9"
+    outcome: str = "done"  # as RandomEvent's
+    kind: str = ""
+    count: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -464,13 +474,20 @@ class ArtefactsCaptured(Event):
 @dataclass(frozen=True, slots=True)
 class ReinforcementsRefused(Event):
     """A reinforcement delivery (`request` None) or one standing request that could not be
-    carried out; any points stay in the bank."""
+    carried out; any points stay in the bank. Its cost and the bank are the side's own
+    business, even when the force it was for is in an enemy's sight."""
 
-    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, player_id=Named.PLAYER)
+    fog: ClassVar[Fog] = Fog(Seen.OWN_SIDE, player_id=Named.PLAYER, force_id=Named.FORCE)
     player_id: str
     request: int | None
     reason: str
     rule: str
+    # the reason's parameters (rules.event_codes.REINFORCEMENTS_REFUSED)
+    force_id: str = ""
+    cost: int | None = None
+    bank: int | None = None
+    units: tuple[str, ...] = ()
+    status: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -490,6 +507,7 @@ class IndividualJoined(Event):
     individual_id: str
     kind: str
     rule: str
+    magic_points: int = 0  # a Wizard's, when he joins
 
 
 @dataclass(frozen=True, slots=True)
@@ -539,6 +557,39 @@ class AttritionSuffered(Event):
     recovered: int
     deserted: int
     rule: str = "R6.10"
+
+
+@dataclass(frozen=True, slots=True)
+class MagicPointsGained(Event):
+    """A Wizard of the force received magic points (§9.4.1 17)."""
+
+    fog: ClassVar[Fog] = Fog(Seen.OWN_SIDE, force_id=Named.FORCE, individual_id=Named.MEMBER)
+    force_id: str
+    individual_id: str
+    points: int
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class EpidemicStruck(Event):
+    """An epidemic struck one of the player's holdings (§9.4.3 4, the owner's choice, A-41);
+    the points it cost follow as BankChanged and ForcePointsLost. The holding is where, not
+    who: a side that watches it does not read the owner's misfortune."""
+
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, player_id=Named.PLAYER, holding_id=Named.PLACE)
+    player_id: str
+    holding_id: str
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class CatastropheStruck(Event):
+    """A catastrophe struck a square of the player's (§9.4.3 6); its losses follow."""
+
+    fog: ClassVar[Fog] = Fog(Seen.SUBJECTS, player_id=Named.PLAYER, square=Named.SQUARE)
+    player_id: str
+    square: tuple[int, int]
+    rule: str
 
 
 # --- construction -----------------------------------------------------------------------------

@@ -235,26 +235,6 @@ ENDED_HOW: dict[str, Any] = {
     ),
 }
 
-# OrderRefused reasons as the engine writes them (rules.phases.movement/force_tests)
-REFUSAL = {
-    "sacking exists only in the Incursion scenario": gettext_lazy(
-        "sacking exists only in the Incursion scenario"
-    ),
-    "only the Raiders carry off loot": gettext_lazy("only the Raiders carry off loot"),
-    "the force does not stand on an enemy holding it captured (L-a)": gettext_lazy(
-        "the force does not stand on an enemy holding it captured"
-    ),
-    "a force under Full Speed may not declare a sack (rule 3)": gettext_lazy(
-        "a force under Full Speed may not declare a sack"
-    ),
-    "a force carrying loot may not receive Full Speed": gettext_lazy(
-        "a force carrying loot may not receive Full Speed"
-    ),
-    "only cavalry, chariots and flyers may receive Probe": gettext_lazy(
-        "only cavalry, chariots and flyers may receive Probe"
-    ),
-}
-
 
 def label(table: Mapping[str, Any], value: Any) -> str:
     """The name of `value` in `table` (an enum member or its plain value), in the active

@@ -22,10 +22,15 @@ def force_label(force: Force) -> str:
     return force.name or _("force %(id)s") % {"id": force.id}
 
 
+def unnamed_general(force_name: str) -> str:
+    """A general without a name, by his force (never by his id)."""
+    return _("the general of %(force)s") % {"force": force_name}
+
+
 def general_label(general: General, force: Force) -> str:
     """A general's name; one without a name (a generated campaign's) is named by his force,
     never by his id."""
-    return general.name or _("the general of %(force)s") % {"force": force_label(force)}
+    return general.name or unnamed_general(force_label(force))
 
 
 def individual_label(individual: Individual) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from campaign.text.labels import ENDED, REFUSAL, STATUS, WTF_TRIGGER, in_sentence, label
+from campaign.text.labels import SPECIALITY, STATUS, WTF_TRIGGER, in_sentence, label
 from campaign.text.names import Names
 
 # phrases that only fit inside the sentences below (the names of the values are in labels)
@@ -31,12 +31,6 @@ FORCE_TEST_OUTCOMES = {
     "ok": gettext_lazy("the order was given"),
     "defend": gettext_lazy("the force falls back to Defend"),
     "destroyed": gettext_lazy("complete disaster"),
-}
-STOP_REASONS = {
-    "enemy-zoc": gettext_lazy("it entered an enemy zone of control"),
-    "illegal-step": gettext_lazy("the next step of its path was not allowed"),
-    "two-hostile-sides": gettext_lazy("forces of two hostile sides held the next square"),
-    "no-countermarch-square": gettext_lazy("there was no square to countermarch to"),
 }
 
 
@@ -117,15 +111,6 @@ def _force_tested(e: EventData, n: Names) -> str:
     )
 
 
-@renders("ForceDestroyed")
-def _force_destroyed(e: EventData, n: Names) -> str:
-    return _("%(force)s of %(player)s was removed from play (%(reason)s).") % {
-        "force": n.force(e.get("force_id")),
-        "player": n.player(e.get("owner")),
-        "reason": e.get("reason") or "—",
-    }
-
-
 @renders("InitiativeDetermined")
 def _initiative(e: EventData, n: Names) -> str:
     values = {
@@ -174,32 +159,6 @@ def _movement_rolled(e: EventData, n: Names) -> str:
         )
         % values
     )
-
-
-@renders("ForceMoved")
-def _force_moved(e: EventData, n: Names) -> str:
-    path = e.get("path") or []
-    values = {"force": n.force(e.get("force_id"))}
-    if not path:
-        return _("%(force)s moved out of sight.") % values
-    values["to"] = square(path[-1])
-    values["path"] = ", ".join(square(sq) for sq in path)
-    reason = e.get("reason") or "movement"
-    if reason != "movement":
-        values["reason"] = reason
-        return _("%(force)s moved to %(to)s (%(reason)s).") % values
-    if len(path) == 1:
-        return _("%(force)s moved to %(to)s.") % values
-    return _("%(force)s moved to %(to)s, by way of %(path)s.") % values
-
-
-@renders("ForceStopped")
-def _force_stopped(e: EventData, n: Names) -> str:
-    return _("%(force)s stopped at %(square)s: %(reason)s.") % {
-        "force": n.force(e.get("force_id")),
-        "square": square(e.get("square")),
-        "reason": label(STOP_REASONS, e.get("reason")),
-    }
 
 
 @renders("ForceHeldByStorm")
@@ -333,15 +292,6 @@ def _deserters(e: EventData, n: Names) -> str:
     )
 
 
-@renders("IndividualLost")
-def _individual_lost(e: EventData, n: Names) -> str:
-    return _("%(individual)s of %(force)s was lost (%(fate)s).") % {
-        "individual": n.member(e.get("individual_id")),
-        "force": n.force(e.get("force_id")),
-        "fate": e.get("fate") or "—",
-    }
-
-
 @renders("ReactionSuffered")
 def _reaction(e: EventData, n: Names) -> str:
     return _("%(force)s suffered a reaction: its status goes from %(old)s to %(new)s.") % {
@@ -437,44 +387,6 @@ def _reinforcements_arrived(e: EventData, n: Names) -> str:
     )
 
 
-@renders("RandomEvent")
-def _random_event(e: EventData, n: Names) -> str:
-    values = {
-        "player": n.player(e.get("player_id")),
-        "table": e.get("table"),
-        "event": str(e.get("event", "")).replace("-", " "),
-        "total": e.get("total"),
-    }
-    if e.get("detail"):
-        values["detail"] = e["detail"]
-        return (
-            _(
-                "Random event for %(player)s (%(table)s table, roll %(total)s): %(event)s — "
-                "%(detail)s."
-            )
-            % values
-        )
-    return _("Random event for %(player)s (%(table)s table, roll %(total)s): %(event)s.") % values
-
-
-@renders("CampaignEnded")
-def _ended(e: EventData, n: Names) -> str:
-    values = {"reason": in_sentence(label(ENDED, e.get("reason")))}
-    if e.get("winner"):
-        values["winner"] = n.sides.get(e["winner"], n.player(e["winner"]))
-        return _("The campaign has ended (%(reason)s): %(winner)s won.") % values
-    return _("The campaign has ended (%(reason)s).") % values
-
-
-@renders("OrderRefused")
-def _order_refused(e: EventData, n: Names) -> str:
-    return _("An order of %(force)s was refused (%(rule)s): %(reason)s.") % {
-        "force": n.force(e.get("force_id")),
-        "rule": e.get("rule") or "—",
-        "reason": label(REFUSAL, e.get("reason")),
-    }
-
-
 @renders("RegroupPooled")
 def _regroup(e: EventData, n: Names) -> str:
     return _(
@@ -483,65 +395,8 @@ def _regroup(e: EventData, n: Names) -> str:
     ) % {
         "force": n.force(e.get("force_id")),
         "points": e.get("points"),
-        "speciality": str(e.get("speciality", "")).replace("-", " "),
+        "speciality": in_sentence(label(SPECIALITY, e.get("speciality"))),
         "pool": e.get("pool"),
-    }
-
-
-@renders("ArtefactsCaptured")
-def _artefacts(e: EventData, n: Names) -> str:
-    return _("%(by)s captured the artefacts (%(feature)s) of %(holding)s from %(from)s.") % {
-        "by": n.player(e.get("by_player")),
-        "feature": e.get("feature") or "—",
-        "holding": n.holding(e.get("holding_id")),
-        "from": n.player(e.get("from_player")),
-    }
-
-
-@renders("IndividualJoined")
-def _individual_joined(e: EventData, n: Names) -> str:
-    return _("%(individual)s (%(kind)s) joined %(force)s.") % {
-        "individual": n.member(e.get("individual_id")),
-        "kind": str(e.get("kind", "")).replace("-", " "),
-        "force": n.force(e.get("force_id")),
-    }
-
-
-@renders("LeaderCvChanged")
-def _cv_changed(e: EventData, n: Names) -> str:
-    return _("The command value of %(general)s, of %(force)s, changed from %(old)s to %(new)s.") % {
-        "general": n.member(e.get("general_id")),
-        "force": n.force(e.get("force_id")),
-        "old": e.get("old_cv"),
-        "new": e.get("new_cv"),
-    }
-
-
-@renders("TokensGained")
-def _tokens_gained(e: EventData, n: Names) -> str:
-    return _("%(force)s gained %(count)s %(kind)s token(s).") % {
-        "force": n.force(e.get("force_id")),
-        "count": e.get("count"),
-        "kind": str(e.get("kind", "")).replace("-", " "),
-    }
-
-
-@renders("ForcePointsLost")
-def _points_lost(e: EventData, n: Names) -> str:
-    return _("%(force)s lost %(points)s points (%(figures)s figures): %(reason)s.") % {
-        "force": n.force(e.get("force_id")),
-        "points": e.get("points"),
-        "figures": e.get("figures"),
-        "reason": e.get("reason") or "—",
-    }
-
-
-@renders("CaptureBlocked")
-def _capture_blocked(e: EventData, n: Names) -> str:
-    return _("%(force)s could not capture %(holding)s: %(reason)s.") % {
-        "force": n.force(e.get("force_id")),
-        "holding": n.holding(e.get("holding_id")),
-        "reason": e.get("reason") or "—",
     }
 
 
@@ -579,4 +434,4 @@ def event_sentence(e: Mapping[str, Any], names: Names) -> str:
 
 
 # the renderers kept in their own modules register themselves in RENDERERS on import
-from campaign.text import sentences_time  # noqa: E402, F401
+from campaign.text import sentences_events, sentences_time  # noqa: E402, F401

@@ -8,6 +8,7 @@ from timeit import default_timer
 from typing import Any
 
 from rules.cli.arguments import whole_number
+from rules.cli.event_words import event_lines
 from rules.cli.files import load_orders, load_results, load_state, read_json
 from rules.cli.pool import odds_pool
 from rules.cli.registry import CalculatorError, command
@@ -38,9 +39,9 @@ def _turn_args(p: argparse.ArgumentParser) -> None:
     summary="Phases 0-2 of a campaign turn: weather, force tests, movement (§3)",
     description=(
         "Resolves Phases 0-2 of the current turn (§3): weather, change of orders (§5) and "
-        "movement (§6). Prints {state, events, ledger, pending_battles}; save `state` (or the "
-        "whole output) for `after-battles`. Orders are validated first; any problem is bad "
-        "input."
+        "movement (§6). Prints {state, events, ledger, pending_battles, report}; save "
+        "`state` (or the whole output) for `after-battles`. Orders are validated first; any "
+        "problem is bad input."
     ),
     examples=("turn --state state.json --orders orders.json --seed 1234",),
     arguments=_turn_args,
@@ -48,7 +49,7 @@ def _turn_args(p: argparse.ArgumentParser) -> None:
 def _turn(args: argparse.Namespace, dice: Dice) -> dict[str, Any]:
     state = load_state(args.state)
     orders = load_orders(args.orders, state)
-    return resolve_turn(state, orders, dice).to_data()
+    return _with_report(resolve_turn(state, orders, dice).to_data())
 
 
 def _after_battles_args(p: argparse.ArgumentParser) -> None:
@@ -73,7 +74,7 @@ def _after_battles_args(p: argparse.ArgumentParser) -> None:
         "Resolves Phases 4-8 (§3): after the battle (§8), Will to Fight (§9.1), time (§9.2), "
         "reinforcements (§9.3) and random events (§9.4), then opens the next turn. Every "
         "pending battle needs exactly one result. Prints {state, events, ledger, "
-        "pending_battles}."
+        "pending_battles, report} (report: the events in English)."
     ),
     examples=("after-battles --state turn-out.json --results results.json --seed 1234",),
     arguments=_after_battles_args,
@@ -81,7 +82,12 @@ def _after_battles_args(p: argparse.ArgumentParser) -> None:
 def _after_battles(args: argparse.Namespace, dice: Dice) -> dict[str, Any]:
     state = load_state(args.state)
     results = load_results(args.results)
-    return resolve_after_battles(state, results, dice).to_data()
+    return _with_report(resolve_after_battles(state, results, dice).to_data())
+
+
+def _with_report(out: dict[str, Any]) -> dict[str, Any]:
+    """The output with `report`: each event in a line of English (rules.cli.event_words)."""
+    return {**out, "report": event_lines(out["events"])}
 
 
 def _battle_args(p: argparse.ArgumentParser) -> None:

@@ -545,7 +545,7 @@ def _apply_fates(
             if f.units:
                 state = state.replace_force(f)
             else:
-                state, ev = remove_force(state, f, reason="no units left", rule="R2.5.2")
+                state, ev = remove_force(state, f, reason="no-units-left", rule="R2.5.2")
                 events.extend(ev)
     return state, events
 
@@ -808,7 +808,7 @@ def _move_one(
     legal = _legal(state, fid, battle.square)
     if not legal:
         f = state.force(fid)
-        return remove_force(state, f, reason="no legal square to retreat to", rule="R8.4.7")
+        return remove_force(state, f, reason="no-retreat-square", rule="R8.4.7")
     prefs = _preferences(state, fid, result, legal)
     choice = prefs[0]
     if avoid:
@@ -832,7 +832,7 @@ def _room_left(state: CampaignState, foe: str, frm: Coord, taken: list[Coord]) -
 def _relocate(
     state: CampaignState, f: Force, to: Coord, reason: str
 ) -> tuple[CampaignState, list[Event]]:
-    events: list[Event] = [ForceMoved(f.id, (to,), reason=f"post-battle {reason}", rule="R8.4")]
+    events: list[Event] = [ForceMoved(f.id, (to,), reason=f"post-battle-{reason}", rule="R8.4")]
     moved = replace(f, square=to)
     if f.works_quota is not None:  # R7.8.5: dislodged, all field works are lost
         moved = replace(moved, works_quota=None, works_square=None, works_built=0)
@@ -861,7 +861,7 @@ def _capture_holding(
         return state, []
     if h.capital and state.options.siege_required_for_capital:
         # R2.3.6 [NARAN]: a capital falls only to a siege (Assedi rules, fought off-engine)
-        return state, [CaptureBlocked(h.id, captor.id, "a capital falls only to a siege")]
+        return state, [CaptureBlocked(h.id, captor.id, "capital-needs-siege")]
     state = state.replace_holding(replace(h, owner=captor.owner))
     state = state.add_trigger(h.owner, "holding-lost")
     return state, [

@@ -82,6 +82,6 @@ def resolve(state: CampaignState, dice: Dice) -> tuple[CampaignState, list[Event
     for fid in sorted(state.moves):
         f = forces.get(fid)
         if f is not None and not f.units:  # R2.5.2: no unit left, no force
-            state, ev = remove_force(state, f, reason="lost to terrain attrition", rule="R6.10")
+            state, ev = remove_force(state, f, reason="terrain-attrition", rule="R6.10")
             events.extend(ev)
     return state, events

@@ -31,7 +31,10 @@ def resolve(state: CampaignState, dice: Dice) -> tuple[CampaignState, list[Event
     for p in state.active_players():
         spec = convoys.effects.get(p.role or "", NONE)
         purpose = f"convoy:{p.id}:day-{state.day}"
-        state, ev, detail = apply_event(state, dice, p.id, spec, "R9.3.9", purpose)
-        events.append(SupplyConvoy(p.id, state.day, spec.key, detail))
+        state, ev, told = apply_event(state, dice, p.id, spec, "R9.3.9", purpose)
+        convoy = SupplyConvoy(
+            p.id, state.day, spec.key, "R9.3.9", told.outcome, told.kind, told.count
+        )
+        events.append(convoy)
         events.extend(ev)
     return state, events

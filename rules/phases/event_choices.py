@@ -15,8 +15,6 @@ from collections.abc import Callable, Iterable
 from rules.scenarios import EventSpec, scenario_for
 from rules.types import CampaignState
 
-KEPT = "he keeps this result and does not roll again (his choice)"
-
 
 def rolls_again(state: CampaignState, pid: str, spec: EventSpec) -> bool:
     """An event that allows another roll, taken if the player's orders say so."""

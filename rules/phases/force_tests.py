@@ -93,22 +93,14 @@ def resolve(state: CampaignState, dice: Dice) -> tuple[CampaignState, list[Event
         requested = idx[force.id].change_to
         assert requested is not None
         if force.carries_loot and requested is Status.FULL_SPEED:
-            events.append(
-                OrderRefused(
-                    force.id, "a force carrying loot may not receive Full Speed", "§11.6 rule 3"
-                )
-            )
+            events.append(OrderRefused(force.id, "loot-full-speed", "§11.6 rule 3"))
             continue
         if (
             requested is Status.PROBE
             and state.options.naran_probe_composition
             and not probe_composition_ok(force)
         ):
-            events.append(
-                OrderRefused(
-                    force.id, "only cavalry, chariots and flyers may receive Probe", "R2.7.2"
-                )
-            )
+            events.append(OrderRefused(force.id, "probe-composition", "R2.7.2"))
             continue
         snow = state.snow_at(force.square) if state.scenario == "incursion" else 0
         res = force_test(
@@ -133,7 +125,7 @@ def resolve(state: CampaignState, dice: Dice) -> tuple[CampaignState, list[Event
             )
         )
         if res.new_status is None:  # R5.2 ≤ 0: complete disaster
-            state, ev = remove_force(state, force, reason="force-test disaster", rule="R5.2")
+            state, ev = remove_force(state, force, reason="force-test-disaster", rule="R5.2")
             events.extend(ev)
             state = state.add_trigger(force.owner, "force-test-disaster")  # R9.1.4
         else:

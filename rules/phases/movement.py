@@ -655,13 +655,13 @@ class _Board:
         h = next((h for h in self.state.holdings if h.id == hid), None)
         reason = ""
         if self.state.scenario != "incursion":
-            reason = "sacking exists only in the Incursion scenario"
+            reason = "sack-outside-incursion"
         elif not may_sack(self.state, f.owner):
-            reason = "only the Raiders carry off loot"
+            reason = "sack-not-raiders"
         elif h is None or h.sacked or h.owner != f.owner or h.original_owner == f.owner:
-            reason = "the force does not stand on an enemy holding it captured (L-a)"
+            reason = "sack-no-captured-holding"  # L-a
         elif f.status is Status.FULL_SPEED:
-            reason = "a force under Full Speed may not declare a sack (rule 3)"
+            reason = "sack-under-full-speed"  # rule 3
         if reason or h is None:
             self.events.append(OrderRefused(fid, reason, "§11.6"))
             return
@@ -785,7 +785,7 @@ class _Board:
         """R6.7.8 / A-43: removed at once, no battle; a WtF trigger only if it was the last."""
         f = self.forces[fid]
         ev: list[Event] = [ShatteredForceCollapsed(fid, f.owner, by, sq)]
-        ev.extend(self._remove(fid, reason="shattered force engaged", rule="R6.7.8"))
+        ev.extend(self._remove(fid, reason="shattered-force-engaged", rule="R6.7.8"))
         self.engaged.discard(fid)
         return ev
 
@@ -982,7 +982,7 @@ class _Board:
             return
         if h.capital and self.opts.siege_required_for_capital:
             # R2.3.6 [NARAN]: a capital falls only to a siege (Assedi rules, fought off-engine)
-            self.events.append(CaptureBlocked(h.id, fid, "a capital falls only to a siege"))
+            self.events.append(CaptureBlocked(h.id, fid, "capital-needs-siege"))
             return
         self.state = self.state.replace_holding(replace(h, owner=f.owner))
         self.state = self.state.add_trigger(h.owner, "holding-lost")  # R9.1.3

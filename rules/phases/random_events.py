@@ -37,23 +37,39 @@ from rules.checks import clamp_cv_event, event_roll
 from rules.dice import Dice, Judge, RollOutcome
 from rules.events import (
     BankChanged,
+    CatastropheStruck,
+    EpidemicStruck,
     Event,
     ForcePointsLost,
     IndividualJoined,
     LeaderCvChanged,
+    MagicPointsGained,
     RandomEvent,
     ReactionSuffered,
     SnowFell,
     TokensGained,
 )
 from rules.phases.common import remove_force
-from rules.phases.event_choices import KEPT, chosen, rolls_again
+from rules.phases.event_choices import chosen, rolls_again
 from rules.phases.reinforcements import id_key, own_capital
 from rules.scenarios import EventSpec, Scenario, Table, scenario_for
 from rules.types import CampaignState, Coord, Force, Holding, Individual, IndividualKind, Status
 
 Result = tuple[CampaignState, list[Event]]
-Applied = tuple[CampaignState, list[Event], str]  # new state, its events, the report line
+
+
+@dataclass(frozen=True, slots=True)
+class Told:
+    """What an event's own record says beyond its follow-up events: an outcome code of
+    rules.event_codes.EVENT_OUTCOMES, with `count` of `kind` lost."""
+
+    outcome: str = "done"
+    kind: str = ""
+    count: int = 0
+
+
+DONE = Told()
+Applied = tuple[CampaignState, list[Event], Told]  # new state, its events, its outcome
 
 # §9.4.1 (reconstructed alignment, A-05) in the scenario vocabulary.
 GENERAL: dict[str, EventSpec] = {
@@ -147,13 +163,20 @@ def _key_day(state: CampaignState, scenario: Scenario, dice: Dice) -> Result:
                     judge=_event_judge(table),
                 )
                 spec = table.lookup(rec.value)
-                state, ev, detail = _apply(state, dice, p.id, spec, "§11.8", purpose)
+                state, ev, told = _apply(state, dice, p.id, spec, "§11.8", purpose)
                 again = rolls_again(state, p.id, spec)
-                if spec.get("reroll", False) and not again:
-                    detail = f"{detail}; {KEPT}"
+                kept = spec.get("reroll", False) and not again
+                table_id = f"day-{key.day}-{role_id}"
                 events.append(
                     RandomEvent(
-                        p.id, f"day-{key.day}-{role_id}", spec.key, rec.value, detail, rule="§11.8"
+                        p.id,
+                        table_id,
+                        spec.key,
+                        rec.value,
+                        "§11.8",
+                        *_told(told, kept),
+                        day=key.day,
+                        role=role_id,
                     )
                 )
                 events.extend(ev)
@@ -182,11 +205,12 @@ def _random_events(state: CampaignState, pid: str, dice: Dice) -> Result:
     while True:  # §9.4.1; 8 = +100 and he may roll again, both applied (A-41)
         rec, key = event_roll(dice, purpose=purpose)
         spec = GENERAL[key]
-        state, ev, detail = _apply(state, dice, pid, spec, "§9.4.1", purpose)
+        state, ev, told = _apply(state, dice, pid, spec, "§9.4.1", purpose)
         again = rolls_again(state, pid, spec)
-        if spec.get("reroll", False) and not again:
-            detail = f"{detail}; {KEPT}"
-        events.append(RandomEvent(pid, "general", key, rec.total or 0, detail, rule="§9.4.1"))
+        kept = spec.get("reroll", False) and not again
+        events.append(
+            RandomEvent(pid, "general", key, rec.total or 0, "§9.4.1", *_told(told, kept))
+        )
         events.extend(ev)
         if not again:
             break
@@ -213,8 +237,13 @@ def _table_1d6(
     purpose = f"events:{pid}:{name}"
     rec = dice.roll(purpose=purpose, rule=rule, judge=lambda t, _n: ("event", {"event": table[t]}))
     key = table[rec.value]
-    state, ev, detail = _apply(state, dice, pid, specs[key], rule, purpose)
-    return state, [RandomEvent(pid, name, key, rec.value, detail, rule=rule), *ev]
+    state, ev, told = _apply(state, dice, pid, specs[key], rule, purpose)
+    return state, [RandomEvent(pid, name, key, rec.value, rule, *_told(told, False)), *ev]
+
+
+def _told(told: Told, kept: bool) -> tuple[str, bool, str, int]:
+    """RandomEvent's outcome, kept, kind and count fields."""
+    return told.outcome, kept, told.kind, told.count
 
 
 # --- effects -----------------------------------------------------------------------------------
@@ -224,7 +253,7 @@ def _apply(
     state: CampaignState, dice: Dice, pid: str, spec: EventSpec, rule: str, purpose: str
 ) -> Applied:
     """Carry out one event for player `pid`. Returns the new state, the events it caused and
-    a one-line description for the report."""
+    what its own record says of it (`Told`)."""
     effect = EFFECTS.get(spec.key)
     if effect is None:
         raise AssertionError(f"unknown event {spec.key!r}")  # the scenario loader checks the keys
@@ -246,41 +275,40 @@ class _Draw:
 def _extra_points(state: CampaignState, e: _Draw) -> Applied:
     """Reinforcement points into the bank."""
     points = e.spec.get("points", 0)
-    state, ev = _bank(state, e.pid, points, "extra reinforcement points", e.rule)
-    return state, ev, f"+{points} reinforcement points"
+    state, ev = _bank(state, e.pid, points, "event-points", e.rule)
+    return state, ev, DONE
 
 
 def _hero(state: CampaignState, e: _Draw) -> Applied:
     """A hero joins; the one who rouses the people brings reinforcement points as well."""
-    state, ev, d = _join(state, e.pid, IndividualKind.HERO, e.rule)
+    state, ev, told = _join(state, e.pid, IndividualKind.HERO, e.rule)
     if e.spec.get("points"):
-        state, more = _bank(state, e.pid, e.spec.get("points"), "a hero rouses the people", e.rule)
+        state, more = _bank(state, e.pid, e.spec.get("points"), "hero-rouses-people", e.rule)
         ev += more
-        d += f"; +{e.spec.get('points')} reinforcement points"
-    return state, ev, d
+    return state, ev, told
 
 
 def _scouts(state: CampaignState, e: _Draw) -> Applied:
     """`count` scouts join, one at a time (each to the best force with room for it)."""
     ev: list[Event] = []
-    parts = []
+    lost = 0
     for _ in range(e.spec.get("count", 2)):
-        state, more, d = _join(state, e.pid, IndividualKind.SCOUT, e.rule)
+        state, more, told = _join(state, e.pid, IndividualKind.SCOUT, e.rule)
         ev += more
-        parts.append(d)
-    return state, ev, "; ".join(parts)
+        lost += told.count
+    return state, ev, Told("no-room", IndividualKind.SCOUT.value, lost) if lost else DONE
 
 
 def _lose_bank(state: CampaignState, e: _Draw) -> Applied:
     """Points lost from the bank (an epidemic in the capital)."""
     points = e.spec.get("points", 0)
-    state, ev = _bank(state, e.pid, -points, "epidemic in the capital", e.rule)
-    return state, ev, f"-{points} from current reinforcements"
+    state, ev = _bank(state, e.pid, -points, "epidemic-capital", e.rule)
+    return state, ev, DONE
 
 
 # Every effect an event may name (rules.scenarios.EVENT_PARAMS), and what carries it out.
 EFFECTS: dict[str, Callable[[CampaignState, _Draw], Applied]] = {
-    "none": lambda s, _e: (s, [], "no particular event"),
+    "none": lambda s, _e: (s, [], Told("none")),
     "points": _extra_points,
     "hero": _hero,
     "individual": lambda s, e: _join(s, e.pid, IndividualKind(e.spec.get("kind", "hero")), e.rule),
@@ -327,28 +355,26 @@ def _bank(state: CampaignState, pid: str, change: int, reason: str, rule: str) -
 
 def _join(
     state: CampaignState, pid: str, kind: IndividualKind, rule: str, magic_points: int = 0
-) -> tuple[CampaignState, list[Event], str]:
-    """A free character joins one of his forces with room for it (R2.5.5)."""
+) -> Applied:
+    """A free character joins one of his forces with room for it (R2.5.5). He has no name:
+    readers name him by his kind (and his force)."""
     target = next((f for f in _best(state, pid) if len(f.individuals) < len(f.units)), None)
     if target is None:
-        return state, [], f"no force has room for another {kind.value} (R2.5.5): lost"
+        return state, [], Told("no-room", kind.value, 1)
     iid, state = state.new_id("i")
-    race = state.player(pid).race
     ind = Individual(
         iid,
         kind,
-        name=f"{race} {kind.value}".strip(),
+        name="",
         mounted=False,  # "a Hero on foot" (p. 40, p. 45)
         magic_points=magic_points,
     )
     state = state.replace_force(replace(target, individuals=(*target.individuals, ind)))
-    detail = f"{kind.value} {iid} joins force {target.id}"
-    return state, [IndividualJoined(target.id, iid, kind.value, rule)], detail
+    joined = IndividualJoined(target.id, iid, kind.value, rule, magic_points)
+    return state, [joined], DONE
 
 
-def _leader_cv(
-    state: CampaignState, pid: str, key: str, rule: str
-) -> tuple[CampaignState, list[Event], str]:
+def _leader_cv(state: CampaignState, pid: str, key: str, rule: str) -> Applied:
     """D-18 / A-42 through `clamp_cv_event`: stress falls on the leader of the force the
     player chose (A-41), else on the lowest-CV leader it lowers (above CV 2); a leader emerges
     from the highest-CV leader still below the maximum."""
@@ -360,7 +386,7 @@ def _leader_cv(
     else:
         forces = [f for f in _best(state, pid) if f.leader is not None and f.cv < T.CV_MAX]
     if not forces:
-        return state, [], "no leader it can apply to"
+        return state, [], Told("no-leader")
     f = forces[0]
     lead = f.leader
     assert lead is not None
@@ -370,13 +396,12 @@ def _leader_cv(
         for c in f.commands
     )
     state = state.replace_force(replace(f, commands=commands))
-    detail = f"leader {lead.id} of force {f.id}: CV {lead.cv} → {new}"
-    return state, [LeaderCvChanged(f.id, lead.id, lead.cv, new, rule)], detail
+    return state, [LeaderCvChanged(f.id, lead.id, lead.cv, new, rule)], DONE
 
 
 def _tokens(
     state: CampaignState, dice: Dice, pid: str, spec: EventSpec, rule: str, purpose: str
-) -> tuple[CampaignState, list[Event], str]:
+) -> Applied:
     kind = spec.get("kind")
     rec = dice.roll(
         purpose=f"{purpose}:{kind}",
@@ -392,7 +417,7 @@ def _tokens(
         else:
             slots.append(f.id)
     if not slots:
-        return state, [], f"{n} {kind} token(s), but nobody to give them to: lost"
+        return state, [], Told("nobody", kind, n)
     share: dict[str, int] = {}
     for i in range(n):
         share[slots[i % len(slots)]] = share.get(slots[i % len(slots)], 0) + 1
@@ -402,23 +427,21 @@ def _tokens(
         tokens = {**f.tokens, kind: f.tokens.get(kind, 0) + c}
         state = state.replace_force(replace(f, tokens=tokens))
         events.append(TokensGained(fid, kind, c, rule))
-    return state, events, f"{n} {kind} token(s)"
+    return state, events, DONE
 
 
 def _token_to(
     state: CampaignState, pid: str, kind: str, n: int, rule: str, *, need_individual: bool = False
-) -> tuple[CampaignState, list[Event], str]:
+) -> Applied:
     """[SR] Items with no state of their own are kept as tokens on the receiving force."""
     f = next((f for f in _best(state, pid) if f.individuals or not need_individual), None)
     if f is None:
-        return state, [], f"nobody to receive the {kind}: lost"
+        return state, [], Told("nobody", kind, n)
     state = state.replace_force(replace(f, tokens={**f.tokens, kind: f.tokens.get(kind, 0) + n}))
-    return state, [TokensGained(f.id, kind, n, rule)], f"{n} {kind} to force {f.id}"
+    return state, [TokensGained(f.id, kind, n, rule)], DONE
 
 
-def _wizard_points(
-    state: CampaignState, pid: str, pm: int, rule: str
-) -> tuple[CampaignState, list[Event], str]:
+def _wizard_points(state: CampaignState, pid: str, pm: int, rule: str) -> Applied:
     for f in _best(state, pid):
         for w in f.individuals:
             if w.kind is IndividualKind.WIZARD:
@@ -427,25 +450,26 @@ def _wizard_points(
                     for i in f.individuals
                 )
                 state = state.replace_force(replace(f, individuals=inds))
-                return state, [], f"wizard {w.id} of force {f.id}: +{pm} magic points"
-    return state, [], "no wizard to receive the magic points"
+                gained = MagicPointsGained(f.id, w.id, pm, rule)
+                return state, [gained], DONE
+    return state, [], Told("no-wizard")
 
 
-def _blizzard(state: CampaignState, pid: str, rule: str) -> tuple[CampaignState, list[Event], str]:
+def _blizzard(state: CampaignState, pid: str, rule: str) -> Applied:
     """One force gets Shattered; if all already were, one is annihilated (p. 41, p. 47). The
     player's ranked choice picks it (A-41), else the weakest."""
     mine = _mine(state, pid)
     if not mine:
-        return state, [], "no force to strike"
+        return state, [], Told("no-force")
     steady = _weakest([f for f in mine if f.status is not Status.SHATTERED])
     pool = steady or _weakest(mine)
     f = chosen(state, pid, "blizzard", pool, lambda f: f.id) or pool[0]
     if steady:
         state = state.replace_force(replace(f, status=Status.SHATTERED))
         ev: list[Event] = [ReactionSuffered(f.id, f.status.value, Status.SHATTERED.value, rule)]
-        return state, ev, f"force {f.id} is Shattered"
-    state, ev = remove_force(state, f, reason="annihilated (all forces Shattered)", rule=rule)
-    return state, ev, f"force {f.id} annihilated"
+        return state, ev, DONE
+    state, ev = remove_force(state, f, reason="annihilated", rule=rule)
+    return state, ev, DONE
 
 
 def _lose_points(state: CampaignState, f: Force, amount: int, reason: str, rule: str) -> Result:
@@ -509,15 +533,13 @@ def _strike(
     return state, events
 
 
-def _epidemic_holding(
-    state: CampaignState, pid: str, points: int, rule: str
-) -> tuple[CampaignState, list[Event], str]:
+def _epidemic_holding(state: CampaignState, pid: str, points: int, rule: str) -> Applied:
     """Catastrophe 4: the owner picks the holding (A-41, his ranked choice); [SR] without
     one, the one costing him least among those where it bites (`_bites`)."""
     capital = own_capital(state, pid)
     mine = _own_holdings(state, pid)
     if not mine:
-        return state, [], "no holding"
+        return state, [], Told("no-holding")
     cap = capital.id if capital is not None else None
     pool = [h for h in mine if _bites(state, pid, h.square)] or mine
     h = chosen(state, pid, "epidemic-holding", mine, lambda h: h.id) or min(
@@ -527,23 +549,22 @@ def _epidemic_holding(
             id_key(h.id),
         ),
     )
-    events: list[Event] = []
+    events: list[Event] = [EpidemicStruck(pid, h.id, rule)]
     if h.id == cap:  # "reinforcements there" = the bank, kept in the capital [SR]
-        state, events = _bank(state, pid, -points, "epidemic", rule)
+        state, ev = _bank(state, pid, -points, "epidemic", rule)
+        events += ev
     state, ev = _strike(state, pid, h.square, lambda _f: points, "epidemic", rule)
-    return state, events + ev, f"epidemic in holding {h.id}"
+    return state, events + ev, DONE
 
 
-def _epidemic_capital(
-    state: CampaignState, pid: str, points: int, rule: str
-) -> tuple[CampaignState, list[Event], str]:
+def _epidemic_capital(state: CampaignState, pid: str, points: int, rule: str) -> Applied:
     """Catastrophe 5: 100 from the bank and 100 from each of his forces in the capital [SR]."""
-    state, events = _bank(state, pid, -points, "epidemic in the capital", rule)
+    state, events = _bank(state, pid, -points, "epidemic-capital", rule)
     home = next((h for h in state.holdings if h.capital and h.original_owner == pid), None)
     if home is not None:
         state, ev = _strike(state, pid, home.square, lambda _f: points, "epidemic", rule)
         events += ev
-    return state, events, "epidemic in the capital"
+    return state, events, DONE
 
 
 def _struck(total: int, _n: tuple[int, ...]) -> RollOutcome:
@@ -556,20 +577,19 @@ _STRUCK: dict[int, RollOutcome] = {
 }
 
 
-def _catastrophe(
-    state: CampaignState, dice: Dice, pid: str, rule: str, purpose: str
-) -> tuple[CampaignState, list[Event], str]:
+def _catastrophe(state: CampaignState, dice: Dice, pid: str, rule: str, purpose: str) -> Applied:
     """Catastrophe 6: every active player rolls 1D6; 5 strikes a square with one of his
     forces, 6 a square with one of his holdings (`_struck_square`); there he loses half the
     points of every force (and half his reserves, if it is his capital [SR]), his forces are
     Shattered and one already Shattered is annihilated."""
+    struck: list[Event] = []  # told first, then what each blow did (in player order)
     events: list[Event] = []
-    notes = []
     for p in state.active_players():
         rec = dice.roll(purpose=f"{purpose}:{p.id}", rule=rule, judge=_struck)
         sq = _struck_square(state, p.id, rec.value)
         if sq is None:
             continue
+        struck.append(CatastropheStruck(p.id, sq, rule))
         capital = own_capital(state, p.id)
         bank = state.bank.get(p.id, 0)
         if capital is not None and capital.square == sq and bank:
@@ -579,8 +599,7 @@ def _catastrophe(
             state, p.id, sq, lambda f: f.points // 2, "catastrophe", rule, shatter=True
         )
         events += ev
-        notes.append(f"{p.id}: square {sq}")
-    return state, events, "catastrophe: " + ("; ".join(notes) or "no one struck")
+    return state, struck + events, DONE if struck else Told("no-one-struck")
 
 
 def _struck_square(state: CampaignState, pid: str, value: int) -> Coord | None:

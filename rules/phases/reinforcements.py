@@ -98,14 +98,7 @@ def resolve(state: CampaignState, dice: Dice) -> tuple[CampaignState, list[Event
     for pid, kind in entitlements(state).items():
         player = state.player(pid)
         if own_capital(state, pid) is None:
-            events.append(
-                ReinforcementsRefused(
-                    pid,
-                    None,
-                    "your capital is not in your hands: no reinforcements can be sent",
-                    "R9.3.1",
-                )
-            )
+            events.append(ReinforcementsRefused(pid, None, "capital-lost", "R9.3.1"))
             continue
         points = points_due(state, player)
         if kind == "half":
@@ -126,17 +119,15 @@ def _spend(state: CampaignState, pid: str) -> tuple[CampaignState, list[Event]]:
     for n, req in enumerate(po.reinforcements if po is not None else ()):
         problem = _problem(req)
         if problem:
-            events.append(ReinforcementsRefused(pid, n, *problem))
+            code, rule = problem
+            elite = _elite(req) if code == "elite" else ()
+            status = req.status.value if code == "status" else ""
+            events.append(ReinforcementsRefused(pid, n, code, rule, units=elite, status=status))
             continue
         bank = state.bank.get(pid, 0)
         if req.cost > bank:  # in order: a request the bank cannot cover stops the buying
             events.append(
-                ReinforcementsRefused(
-                    pid,
-                    n,
-                    f"costs {req.cost} points, the bank holds {bank}: kept for a later occasion",
-                    "R9.3.8",
-                )
+                ReinforcementsRefused(pid, n, "bank-short", "R9.3.8", cost=req.cost, bank=bank)
             )
             break
         state, ev = _deliver(state, pid, n, req)
@@ -152,7 +143,7 @@ def request_problems(req: ReinforcementRequest) -> list[tuple[str, str, str]]:
     out: list[tuple[str, str, str]] = []
     if not req.units and not req.individuals and req.general is None:
         out.append(("empty", "R9.3", "the request buys nothing"))
-    elite = [u.type or u.id for u in req.units if u.quality not in T.REINF_ALLOWED_QUALITIES]
+    elite = _elite(req)
     if elite:
         out.append(
             (
@@ -178,12 +169,17 @@ def request_problems(req: ReinforcementRequest) -> list[tuple[str, str, str]]:
     return out
 
 
+def _elite(req: ReinforcementRequest) -> tuple[str, ...]:
+    return tuple(u.type or u.id for u in req.units if u.quality not in T.REINF_ALLOWED_QUALITIES)
+
+
 def _problem(req: ReinforcementRequest) -> tuple[str, str] | None:
+    """The first problem of a request: its code (rules.event_codes) and rule."""
     problems = request_problems(req)
     if not problems:
         return None
-    _, rule, reason = problems[0]
-    return reason, rule
+    code, rule, _reason = problems[0]
+    return code, rule
 
 
 def _deliver(
@@ -202,12 +198,7 @@ def _deliver(
         return _new_force(state, pid, n, req, capital)
     if len(host.individuals) + len(req.individuals) > len(host.units) + len(req.units):
         return state, [
-            ReinforcementsRefused(
-                pid,
-                n,
-                f"force {host.id} would have more individual characters than units",
-                "R9.3.5",
-            )
+            ReinforcementsRefused(pid, n, "too-many-individuals", "R9.3.5", force_id=host.id)
         ]
     state, units, general, individuals = _fresh(state, req)
     commands = list(host.commands)
@@ -232,20 +223,20 @@ def _new_force(
 ) -> tuple[CampaignState, list[Event]]:
     """R9.3.4: a new force in the capital, with at least one general and one unit (R2.5.2);
     R9.3.5 individuals ≤ units; R2.5.7 mercenaries cannot form a force on their own."""
-    why = None
+    why = None  # a code of rules.event_codes.REINFORCEMENTS_REFUSED: the points stay banked
     if req.general is None:
-        why = "no force of your side is in the capital, and a new force needs a general"
-        rule = "R9.3.4"
+        why, rule = "new-force-needs-general", "R9.3.4"
     elif not req.units:
-        why, rule = "a new force needs at least one unit", "R2.5.2"
+        why, rule = "new-force-needs-unit", "R2.5.2"
     elif len(req.individuals) > len(req.units):
-        why, rule = "more individual characters than units", "R9.3.5"
+        why, rule = "new-force-too-many-individuals", "R9.3.5"
     elif all(u.mercenary for u in req.units):
-        why, rule = "mercenaries cannot form a force on their own", "R2.5.7"
+        why, rule = "new-force-mercenaries", "R2.5.7"
     elif not req.status.is_order:
-        why, rule = f"a new force starts under an order, not {req.status.value}", "R9.3.4"
+        why, rule = "new-force-status", "R9.3.4"
     if why is not None:
-        return state, [ReinforcementsRefused(pid, n, f"{why}; the points stay banked", rule)]
+        status = req.status.value if why == "new-force-status" else ""
+        return state, [ReinforcementsRefused(pid, n, why, rule, status=status)]
     state, units, general, individuals = _fresh(state, req)
     cid, state = state.new_id("c")
     fid, state = state.new_id("f")

@@ -97,7 +97,7 @@ def _surrender(state: CampaignState, pid: str) -> tuple[CampaignState, list[Even
     state = replace(state, players=players)
     events: list[Event] = [PlayerSurrendered(pid)]
     for f in [f for f in state.forces if f.owner == pid]:
-        state, ev = remove_force(state, f, reason="player surrendered", rule="R9.1")
+        state, ev = remove_force(state, f, reason="player-surrendered", rule="R9.1")
         events.extend(ev)
     return state, events
 

@@ -484,7 +484,7 @@ def test_loser_retreats_to_its_first_legal_preference():
     # (3, 4) holds an enemy force, (5, 5) is not adjacent: the next preference wins
     assert new.force("b").square == (2, 4)
     mv = next(e for e in events if type(e).__name__ == "ForceMoved")
-    assert (mv.path, mv.reason, mv.rule) == (((2, 4),), "post-battle retreat", "R8.4")
+    assert (mv.path, mv.reason, mv.rule) == (((2, 4),), "post-battle-retreat", "R8.4")
 
 
 def test_result_retreat_choice_then_default_choice():

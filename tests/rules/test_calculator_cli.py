@@ -311,7 +311,9 @@ def test_turn_and_after_battles_with_no_force_moving(tmp_path):
     orders = write(tmp_path, "orders.json", {"red": {"forces": {"r1": {}}}, "blue": {}})
     cmd = f"turn --state {state} --orders {orders} --seed 77"
     out = ok(cmd)
-    assert {"state", "events", "ledger", "pending_battles"} <= set(out)
+    assert {"state", "events", "ledger", "pending_battles", "report"} <= set(out)
+    assert len(out["report"]) == len(out["events"])  # each event in a line of English
+    assert out["report"] == ["initiative by force: r1, b1 [R6.1]"]
     assert out["pending_battles"] == [] and out["state"]["turn"] == 1
     squares = {f["id"]: f["square"] for f in out["state"]["forces"]}
     assert squares == {"r1": [0, 1], "b1": [8, 1]}

@@ -51,6 +51,10 @@ def test_write_the_legacy_fixture(run, results_file, django_capture_on_commit_ca
     LEGACY.write_text(export_json(campaign_export(campaign=campaign, times=False)))
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="events of format 1 replay once the import upgrades them (events_v1, not wired yet)",
+)
 def test_the_legacy_campaign_imports_replays_and_reads_in_both_languages(run):
     run("load_demo")  # its users: the export names its members by user name
     run("import_campaign", str(LEGACY), "--slug", SLUG)

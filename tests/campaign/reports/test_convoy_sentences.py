@@ -22,7 +22,9 @@ def test_the_report_tells_each_convoy_in_words(tmp_path):
         event_sentence(e.to_dict(), names) for e in out.events if type(e).__name__ == "SupplyConvoy"
     ]
     assert "Day 7: a supply convoy reaches" in lines[0] and "brings nothing more" in lines[0]
-    assert "(R9.3.9): " in lines[1] and "50" in lines[1]
+    assert "(R9.3.9): extra reinforcement points." in lines[1]
+    banked = [e for e in out.events if type(e).__name__ == "BankChanged"]
+    assert banked and banked[0].change == 50 and banked[0].reason == "event-points"
 
 
 def test_a_refused_reinforcement_reads_in_the_readers_language():
@@ -33,7 +35,9 @@ def test_a_refused_reinforcement_reads_in_the_readers_language():
         "type": "ReinforcementsRefused",
         "player_id": "raiders",
         "request": 0,
-        "reason": "costs 120 points, the bank holds 80: kept for a later occasion",
+        "reason": "bank-short",
+        "cost": 120,
+        "bank": 80,
     }
     assert "it costs 120 points and the bank holds 80" in event_sentence(event, names)
     with translation.override("it"):

@@ -59,4 +59,6 @@ def test_the_report_sentence_names_the_reason_in_words(cast):
     text = event_sentence(
         {"type": "CampaignEnded", "reason": "will-to-fight", "winner": "raiders"}, names
     )
-    assert text == "The campaign has ended (will to fight): Raiders won."
+    assert text == (
+        "The campaign has ended (every other side lost its will to fight): Raiders won."
+    )
