@@ -48,8 +48,12 @@ from campaign.models import Campaign, Orders, Player, Turn, TurnResolution
 from rules import CampaignState, to_data
 
 FORMAT = "fwcampaign-export"
-VERSION = 2  # 2: everything the campaign holds; 1 (still imported): the rules and the turns
-VERSIONS_READ = (1, 2)
+# 3: events and dice ledgers as codes and parameters; 2: everything the campaign holds, the
+# events and ledgers in English prose; 1: the rules and the turns. 1 and 2 are still imported
+# (their prose converted by campaign.exchange.upgrade)
+VERSION = 3
+VERSIONS_READ = (1, 2, 3)
+PROSE_VERSIONS = (1, 2)
 
 # Told where the writing of an export has got: a step's key and how far, in per cent (the
 # export job's progress line, `campaign.exchange.jobs`). Writing nothing, it changes no byte.

@@ -25,7 +25,7 @@ from battles.models import Battle, BattlePhoto
 from campaign import adapters, stored_states
 from campaign.errors import ServiceError
 from campaign.exchange import records
-from campaign.exchange.export import FORMAT, VERSIONS_READ, clock_from_carry
+from campaign.exchange.export import FORMAT, PROSE_VERSIONS, VERSIONS_READ, clock_from_carry
 from campaign.exchange.parts import (
     PARTS,
     Restore,
@@ -35,6 +35,7 @@ from campaign.exchange.parts import (
     turn_of,
     user_of,
 )
+from campaign.exchange.upgrade import upgrade_prose
 from campaign.models import (
     DEADLINE_AHEAD_MAX,
     Campaign,
@@ -92,6 +93,8 @@ def campaign_import(
     saved: list[str] = []  # the photo files written, removed again if the import fails
     try:
         try:
+            if data["version"] in PROSE_VERSIONS:  # its events and ledgers in English prose
+                data = upgrade_prose(data)
             with transaction.atomic():
                 return _import(data, slug, name, photos, saved)
         except BaseException:

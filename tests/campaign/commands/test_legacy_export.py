@@ -9,17 +9,22 @@ fixture again: only ever from a checkout of the format it stands for."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from django.apps import apps as django_apps
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.test import Client
 
+from campaign.exchange import importing
 from campaign.exchange.export import campaign_export, export_json
-from campaign.models import Campaign, Membership, Turn
+from campaign.models import Campaign, Membership, Turn, TurnResolution
 from campaign.turns.amend import amendment_commit, amendment_preview
 from tests.campaign.commands.conftest import stalemate
 from tests.campaign.commands.test_amend_six_turns import corrected, march_orders, play
@@ -51,10 +56,6 @@ def test_write_the_legacy_fixture(run, results_file, django_capture_on_commit_ca
     LEGACY.write_text(export_json(campaign_export(campaign=campaign, times=False)))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="events of format 1 replay once the import upgrades them (events_v1, not wired yet)",
-)
 def test_the_legacy_campaign_imports_replays_and_reads_in_both_languages(run):
     run("load_demo")  # its users: the export names its members by user name
     run("import_campaign", str(LEGACY), "--slug", SLUG)
@@ -77,3 +78,38 @@ def test_the_legacy_campaign_imports_replays_and_reads_in_both_languages(run):
                 assert page.status_code == 200, (m.user.username, language, number)
             assert client.get(f"/c/{SLUG}/map/").status_code == 200
     assert json.loads(LEGACY.read_text())["campaign"]["slug"] == "incursion"
+
+
+def _prose_left(campaign: Campaign) -> list[str]:
+    """Stored texts of format 1: a modifier reason, outcome or event reason with a space in it
+    (codes are kebab-case words), or a per-die detail stored as a sentence."""
+    found: list[str] = []
+    for r in TurnResolution.objects.filter(turn__campaign=campaign):
+        for entry in r.ledger:
+            texts = [str(m["reason"]) for m in entry["modifiers"]] + [str(entry["outcome"])]
+            texts += [d for d in entry["details"] if isinstance(d, str)]
+            found += [t for t in texts if " " in t]
+        for e in r.events:
+            found += [str(e[k]) for k in ("reason", "detail") if " " in str(e.get(k, ""))]
+    return found
+
+
+def test_the_data_migration_converts_a_campaign_stored_in_prose_and_it_replays(run, monkeypatch):
+    """A database holding the old prose (the legacy export imported as it is, as the
+    database held it before migration campaign 0023) is converted by that migration: no
+    prose is left, and every turn replays exactly."""
+    run("load_demo")
+    monkeypatch.setattr(importing, "upgrade_prose", lambda data: data)
+    run("import_campaign", str(LEGACY), "--slug", SLUG)
+    campaign = Campaign.objects.get(slug=SLUG)
+    assert _prose_left(campaign)  # stored as the old database held it
+    migration = importlib.import_module("campaign.migrations.0023_events_ledgers_as_data")
+    editor = SimpleNamespace(connection=connection)  # all `forward` reads of its schema editor
+    migration.forward(django_apps, editor)
+    assert _prose_left(campaign) == []
+    for number in range(1, 7):
+        out = run("replay_turn", SLUG, str(number)).out
+        assert out == f"Turn {number}, Phases 0–2: OK\nTurn {number}, Phases 4–8: OK\n", out
+    before = list(TurnResolution.objects.values_list("ledger", "events"))
+    migration.forward(django_apps, editor)  # a second run changes nothing
+    assert list(TurnResolution.objects.values_list("ledger", "events")) == before
