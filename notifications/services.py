@@ -32,6 +32,7 @@ from campaign.models import (
 )
 from campaign.moments import Reading, reading_as, readings_of
 from campaign.selectors import user_label
+from campaign.stored_states import state_data_of
 from notifications import selectors
 from notifications.delivery import (
     Message,
@@ -250,12 +251,9 @@ def notify_battles(*, turn_id: int, battle_ids: Iterable[int] | None = None) -> 
     if not battles:
         return []
     campaign = turn.campaign
-    state = (
-        TurnResolution.objects.filter(turn=turn, stage=TurnResolution.Stage.TURN)
-        .values_list("state_before", flat=True)
-        .first()
-    )
-    states = [state] if state is not None else []
+    # the whole state (a stored one is mostly a delta of the one before: campaign.stored_states)
+    resolution = TurnResolution.objects.filter(turn=turn, stage=TurnResolution.Stage.TURN).first()
+    states = [state_data_of(resolution)] if resolution is not None else []
     forces, players = force_names(states), player_names(states)
     sides = {
         b.pk: [

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from campaign.text.labels import SPECIALITY, STATUS, WTF_TRIGGER, in_sentence, label
 from campaign.text.names import Names
@@ -78,10 +78,21 @@ def _snow(e: EventData, n: Names) -> str:
     values = {"levels": e.get("levels"), "total": e.get("total_levels")}
     if e.get("mountains_only"):
         return (
-            _("Snow fell on the mountains: %(levels)s new snow level(s), %(total)s in all.")
+            ngettext(
+                "Snow fell on the mountains: %(levels)s new snow level, %(total)s in all.",
+                "Snow fell on the mountains: %(levels)s new snow levels, %(total)s in all.",
+                int(e.get("levels") or 0),
+            )
             % values
         )
-    return _("Snow fell: %(levels)s new snow level(s), %(total)s in all.") % values
+    return (
+        ngettext(
+            "Snow fell: %(levels)s new snow level, %(total)s in all.",
+            "Snow fell: %(levels)s new snow levels, %(total)s in all.",
+            int(e.get("levels") or 0),
+        )
+        % values
+    )
 
 
 @renders("ForceTested")
@@ -150,12 +161,22 @@ def _army_initiative(e: EventData, n: Names) -> str:
 def _movement_rolled(e: EventData, n: Names) -> str:
     values = {"force": n.force(e.get("force_id")), "allowance": e.get("allowance")}
     if e.get("total") is None:
-        return _("%(force)s has a movement allowance of %(allowance)s square(s).") % values
+        return (
+            ngettext(
+                "%(force)s has a movement allowance of %(allowance)s square.",
+                "%(force)s has a movement allowance of %(allowance)s squares.",
+                int(e.get("allowance") or 0),
+            )
+            % values
+        )
     values["total"] = e["total"]
     return (
-        _(
+        ngettext(
             "%(force)s rolled a movement total of %(total)s: it may move up to %(allowance)s "
-            "square(s)."
+            "square.",
+            "%(force)s rolled a movement total of %(total)s: it may move up to %(allowance)s "
+            "squares.",
+            int(e.get("allowance") or 0),
         )
         % values
     )
@@ -254,9 +275,12 @@ def _battle_resolved(e: EventData, n: Names) -> str:
 
 @renders("WoundedChecked")
 def _wounded(e: EventData, n: Names) -> str:
-    return _(
-        "%(unit)s of %(force)s checked %(checked)s wounded figure(s): %(recovered)s recovered "
-        "and %(dead)s died."
+    return ngettext(
+        "%(unit)s of %(force)s checked %(checked)s wounded figure: %(recovered)s recovered "
+        "and %(dead)s died.",
+        "%(unit)s of %(force)s checked %(checked)s wounded figures: %(recovered)s recovered "
+        "and %(dead)s died.",
+        int(e.get("checked") or 0),
     ) % {
         "unit": n.member(e.get("unit_id")),
         "force": n.force(e.get("force_id")),
@@ -277,16 +301,22 @@ def _deserters(e: EventData, n: Names) -> str:
     }
     if e.get("automatic"):
         return (
-            _(
-                "%(deserted)s mercenary figure(s) of %(unit)s of %(force)s deserted: their side "
-                "lost the battle."
+            ngettext(
+                "%(deserted)s mercenary figure of %(unit)s of %(force)s deserted: their side "
+                "lost the battle.",
+                "%(deserted)s mercenary figures of %(unit)s of %(force)s deserted: their side "
+                "lost the battle.",
+                int(e.get("deserted") or 0),
             )
             % values
         )
     return (
-        _(
-            "%(unit)s of %(force)s checked %(checked)s figure(s) for desertion: %(returned)s "
-            "returned and %(deserted)s deserted."
+        ngettext(
+            "%(unit)s of %(force)s checked %(checked)s figure for desertion: %(returned)s "
+            "returned and %(deserted)s deserted.",
+            "%(unit)s of %(force)s checked %(checked)s figures for desertion: %(returned)s "
+            "returned and %(deserted)s deserted.",
+            int(e.get("checked") or 0),
         )
         % values
     )
@@ -402,9 +432,12 @@ def _regroup(e: EventData, n: Names) -> str:
 
 @renders("AttritionSuffered")
 def _attrition(e: EventData, n: Names) -> str:
-    return _(
-        "%(unit)s of %(force)s suffered attrition: %(lost)s figure(s) lost, %(recovered)s "
-        "recovered and %(deserted)s deserted."
+    return ngettext(
+        "%(unit)s of %(force)s suffered attrition: %(lost)s figure lost, %(recovered)s "
+        "recovered and %(deserted)s deserted.",
+        "%(unit)s of %(force)s suffered attrition: %(lost)s figures lost, %(recovered)s "
+        "recovered and %(deserted)s deserted.",
+        int(e.get("lost") or 0),
     ) % {
         "unit": n.member(e.get("unit_id")),
         "force": n.force(e.get("force_id")),

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from campaign.text.labels import SPECIALITY, in_sentence, label
 from campaign.text.names import Names
@@ -29,17 +30,24 @@ def _regroup_spent(e: EventData, n: Names) -> str:
     }
     if new_unit:
         return (
-            _(
+            ngettext(
                 "%(force)s spent %(points)s points of its %(speciality)s pool: it formed a new "
-                "unit of %(figures)s figure(s), %(unit)s, its Leader included (R8.3.3); %(pool)s "
-                "points are left."
+                "unit of %(figures)s figure, %(unit)s, its Leader included (R8.3.3); %(pool)s "
+                "points are left.",
+                "%(force)s spent %(points)s points of its %(speciality)s pool: it formed a new "
+                "unit of %(figures)s figures, %(unit)s, its Leader included (R8.3.3); %(pool)s "
+                "points are left.",
+                int(e.get("figures") or 0),
             )
             % values
         )
     return (
-        _(
-            "%(force)s spent %(points)s points of its %(speciality)s pool: %(figures)s figure(s) "
-            "joined %(unit)s (R8.3.2); %(pool)s points are left."
+        ngettext(
+            "%(force)s spent %(points)s points of its %(speciality)s pool: %(figures)s figure "
+            "joined %(unit)s (R8.3.2); %(pool)s points are left.",
+            "%(force)s spent %(points)s points of its %(speciality)s pool: %(figures)s figures "
+            "joined %(unit)s (R8.3.2); %(pool)s points are left.",
+            int(e.get("figures") or 0),
         )
         % values
     )

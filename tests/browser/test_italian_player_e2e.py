@@ -4,11 +4,7 @@ logs in from the home page's header, opens the demo campaign (four turns played,
 battles and an amendment), clicks to the turn report, to the dice ledger's movement rolls
 and to his notifications. Each page's visible text gets the member walk's checks
 (tests.i18n.checks): no English sentence of the catalogue, no internal id or code, no "(s)"
-or "/i" stand-in, no hyphen for a minus. Screenshots go to a directory the test prints.
-
-What the other parts of issue 29 still owe (the events' and the ledger's sentences, the
-notifications' language) is collected apart: the test fails if any other page has a problem,
-or if a part listed in `WAITS_FOR` has none left (then take it off the list)."""
+or "/i" stand-in, no hyphen for a minus. Screenshots go to a directory the test prints."""
 
 from __future__ import annotations
 
@@ -27,13 +23,9 @@ from tests.i18n.crawl import Checks, Problem, report
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SHOTS = Path("/tmp/fw-italian-player")
+
+
 # the parts of issue 29 not on this branch, and the pages whose problems they own
-WAITS_FOR = {
-    "engine": "the events and ledger as codes (rules/events.py, campaign/text/sentences*.py)",
-    "notifications": "notifications written in the recipient's language (notifications/)",
-}
-
-
 @pytest.fixture(scope="session")
 def browser_context_args(browser_context_args: dict) -> dict:
     """A browser that asks for Italian (the conftest's asks for English)."""
@@ -99,9 +91,5 @@ def test_an_italian_player_reads_italian_only(new_context, live_server, settings
     page.locator(".notification details summary").first.click()
     _shot(page, "6-notification-open", full_page=False)
 
-    mine = [p for area, found in problems.items() if area not in WAITS_FOR for p in found]
-    assert not mine, report(mine)
-    settled = [area for area in WAITS_FOR if not problems.get(area)]
-    assert not settled, f"nothing left to wait for in {settled}: take them off WAITS_FOR"
-    owed = [p for area in WAITS_FOR for p in problems[area]]
-    pytest.xfail("issue 29, waits for " + "; ".join(WAITS_FOR.values()) + ":\n" + report(owed))
+    found = [p for ps in problems.values() for p in ps]
+    assert not found, report(found)

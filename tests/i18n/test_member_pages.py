@@ -124,42 +124,9 @@ def problems_of(walk: str, capture) -> list[Problem]:
     return _found[walk]
 
 
-EVENTS = (
-    "the events and ledger as codes (rules/events.py, campaign/text/sentences*.py, "
-    "campaign/text/ledger.py): 'quadrato/i', 'leader f4g1 of force f4', 'Leader-stress'"
-)
-NOTICES = (
-    "notifications and e-mails written in the recipient's language (notifications/): "
-    "English subjects and bodies on an Italian member's notifications page and e-mails"
-)
-BATTLE_MAIL = (
-    "notifications/services.py: the battle e-mail names forces from the raw "
-    "TurnResolution.state_before, a delta after the first turn, so it lists 'f7'"
-)
-# what still fails on this branch, and whose work makes it pass (issue 29)
-OWED: dict[tuple[str, str, str], str] = {
-    ("demo", "engine", "plural"): EVENTS,
-    ("demo", "notifications", "english"): NOTICES,
-    ("demo", "notifications", "plural"): EVENTS,
-    ("three", "engine", "internal"): EVENTS,
-    ("three", "engine", "plural"): EVENTS,
-    ("three", "notifications", "english"): NOTICES,
-    ("three", "notifications", "internal"): f"{EVENTS}; {BATTLE_MAIL}",
-    ("three", "notifications", "plural"): EVENTS,
-}
-
-
-def _marks(walk: str, area: str, kind: str) -> tuple[pytest.MarkDecorator, ...]:
-    owner = OWED.get((walk, area, kind.split()[0].lower()))
-    if owner is None:
-        return ()
-    return (pytest.mark.xfail(strict=True, reason=f"issue 29: waits for {owner}"),)
-
-
 CASES = [
     pytest.param(
-        walk, area, kind, id=f"{walk}-{area}-{kind.split()[0].lower()}",
-        marks=_marks(walk, area, kind),
+        walk, area, kind, id=f"{walk}-{area}-{kind.split()[0].lower()}"
     )
     for walk in WALKS
     for area in ("pages", "engine", "notifications")

@@ -3,7 +3,6 @@ a general without a name named by his force, never by his id."""
 
 from __future__ import annotations
 
-import pytest
 from django.utils import translation
 
 from campaign.text.names import general_label, individual_label
@@ -18,9 +17,6 @@ def test_a_unit_kind_reads_quality_then_speciality_in_english():
         assert unit_kind("Levy", "") == "Levy"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="until the lead merges /work/handoff/crawl.po into locale/ (issue 29)"
-)
 def test_a_unit_kind_reads_speciality_then_quality_in_italian():
     with translation.override("it"):
         assert unit_kind("Veterana", "Fanteria") == "Fanteria veterana"
