@@ -11,7 +11,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from campaign.models import Orders
 from campaign.selectors import turn_current
-from tests.browser.conftest import htmx_idle
+from tests.browser.conftest import PHONE, htmx_idle
 from tests.browser.test_layout_e2e import assert_no_sideways_scroll, campaign_open, nav_click
 from tests.browser.test_newcomer_campaign import choose_language
 
@@ -91,10 +91,11 @@ def test_a_second_tab_is_told_what_the_first_saved_and_reloads(demo, login, arti
     assert saved(demo)["retreat_squares"] == [[1, 4]]
 
 
-def test_on_a_phone_in_italian_the_refusal_fits_the_screen(demo, login, phone_page, artifacts):
+def test_on_a_phone_in_italian_the_refusal_fits_the_screen(demo, login, artifacts):
     desk = login("raider")
-    phone = phone_page(desk)
-    phone.goto(desk.url)  # the home page
+    # his phone: a login of its own (the account's language follows the switcher; a session
+    # keeps the language it logged in with, so the desk stays in English)
+    phone = login("raider", **PHONE)
     choose_language(phone, "it")
     editor_opened(phone, demo, "Ordini")
     editor_opened(desk, demo)

@@ -10,6 +10,7 @@ from playwright.sync_api import Page, expect
 
 from campaign.models import Turn
 from tests.browser.a11y import axe_report, axe_violations
+from tests.browser.conftest import PHONE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -41,13 +42,15 @@ def _overview(page: Page) -> None:
     expect(page.locator("#turn-panel")).to_be_visible()
 
 
-def test_two_tabs_and_the_back_button(demo, login, phone_page, artifacts):
+def test_two_tabs_and_the_back_button(demo, login, artifacts):
     gm = login("gm")
     _overview(gm)
     tab2 = gm.context.new_page()
     tab2.goto(gm.url)  # the same overview, opened in a second tab
     expect(tab2.locator("#turn-panel")).to_contain_text("Turn 1, day 0")
-    phone = phone_page(gm)  # and on his phone, in Italian
+    # and on his phone, in Italian: a login of its own (the account's language follows the
+    # switcher; a session keeps the language it logged in with)
+    phone = login("gm", **PHONE)
     phone.goto(gm.url)
     phone.locator("#language-select").select_option("it")
     phone.locator("form.language button[type=submit]").click()

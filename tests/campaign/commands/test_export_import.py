@@ -32,7 +32,7 @@ def test_export_holds_the_whole_campaign(run, battle_campaign):
     text = _export(run, "skirmish")
     assert text == export_json(campaign_export(campaign=battle_campaign)) + "\n"
     data = json.loads(text)
-    assert (data["format"], data["version"]) == (FORMAT, 2)
+    assert (data["format"], data["version"]) == (FORMAT, 3)
     created = data["campaign"].pop("created_at")
     assert created == battle_campaign.created_at.astimezone(UTC).isoformat()
     assert data["campaign"] == {
