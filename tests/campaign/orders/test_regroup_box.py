@@ -104,7 +104,7 @@ def test_a_pool_forms_a_new_unit_where_the_roster_gives_its_minimum(cast):
     assert r1.regroup_pool == {"infantry": 200 - 3 * unit.points_per_figure - 5}
     report = client.get(reverse("campaign:report", args=[cast.campaign.slug, 1]))
     text = report.content.decode()
-    assert f"formed a new unit of 3 figure(s), {unit.type}" in text
+    assert f"formed a new unit of 3 figures, {unit.type}" in text
     assert f"{unit.key}-t1" not in text
     replay = turn_replay(turn=Turn.objects.get(campaign=cast.campaign, number=1))
     assert replay.ok, replay.differences
