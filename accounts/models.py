@@ -28,3 +28,22 @@ class Profile(models.Model):
 
     def __str__(self) -> str:
         return str(self.user)
+
+
+class CalendarFeed(models.Model):
+    """A user's private calendar of deadlines (`accounts.calendar`): whoever holds the address
+    with its token reads it, so the user can reset the token (the old address stops
+    working)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calendar_feed"
+    )
+    token = models.CharField(_("token"), max_length=64, unique=True)
+    reset_at = models.DateTimeField(_("reset at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("calendar feed")
+        verbose_name_plural = _("calendar feeds")
+
+    def __str__(self) -> str:
+        return str(self.user)

@@ -18,6 +18,8 @@ from django.views import i18n
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import limits, services
+from accounts.calendar import calendar_token
+from accounts.calendar_views import calendar_url
 from accounts.forms import (
     AccountForm,
     LoginForm,
@@ -160,7 +162,12 @@ def profile(request: HttpRequest) -> HttpResponse:
                 messages.success(request, _("Your account was saved."))
                 return redirect("accounts:profile")
         status = 400
-    return render(request, "accounts/profile.html", {"form": form}, status=status)
+    context = {
+        "form": form,
+        "calendar_url": calendar_url(request, user),
+        "calendar_token": calendar_token(user=user) or "",
+    }
+    return render(request, "accounts/profile.html", context, status=status)
 
 
 @require_POST
